@@ -1,0 +1,31 @@
+# make test  - create .venv if needed, install the project with its dev extra, run ruff + pytest
+# make play  - play one seeded Lunatix Loop game between random players, printed round by round
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+SEED ?= 0
+
+.PHONY: test play lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+play: $(STAMP)
+	$(BIN)/python -m lunatix_env.play --seed $(SEED)
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_lunatix_engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

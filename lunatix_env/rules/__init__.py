@@ -1,0 +1,37 @@
+"""The Lunatix Loop rules engine: pure Python and numpy, no RL or drawing imports.
+
+``Game()`` is the standard four-player game; ``game.new_initial_state(seed)`` starts one.
+"""
+
+from lunatix_env.rules.actions import NOOP, Action, ActionKind, Card, ShopItem
+from lunatix_env.rules.config import (
+    GadgetEffect,
+    HazardEffect,
+    Lunacy,
+    RulesConfig,
+    load_rules,
+)
+from lunatix_env.rules.game import Game
+from lunatix_env.rules.state import ChanceKind, DecisionKind, Outcome, RamKind, State
+from tabletop.errors import IllegalActionError, InvalidStateError
+
+__all__ = [
+    "NOOP",
+    "Action",
+    "ActionKind",
+    "Card",
+    "ChanceKind",
+    "DecisionKind",
+    "GadgetEffect",
+    "Game",
+    "HazardEffect",
+    "IllegalActionError",
+    "InvalidStateError",
+    "Lunacy",
+    "Outcome",
+    "RamKind",
+    "RulesConfig",
+    "ShopItem",
+    "State",
+    "load_rules",
+]

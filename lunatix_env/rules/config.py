@@ -1,0 +1,263 @@
+"""Rules configuration of Lunatix Loop: frozen dataclasses loaded from YAML.
+
+Every number of ``shared/rules/lunatix_loop.md`` lives in ``configs/lunatix/``; the engine
+reads it from these dataclasses and never from constants in code.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tabletop.config import from_mapping, load_yaml
+from tabletop.errors import ConfigError
+
+#: Directory of the shipped Lunatix Loop configs.
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "lunatix"
+DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
+
+
+class HazardEffect(enum.Enum):
+    """What a hazard card does when applied."""
+
+    DAMAGE = "damage"
+    SKID = "skid"
+    BRAKE = "brake"
+    NONE = "none"
+    LUNACY = "lunacy"
+    LOSE_LUCK = "lose_luck"
+
+
+class Lunacy(enum.Enum):
+    """Kept lunacies and the card restriction each imposes."""
+
+    ROAD_RAGE = "road_rage"
+    LEAD_FOOT = "lead_foot"
+    SPEED_FREAK = "speed_freak"
+    CHICKEN = "chicken"
+    HOARDER = "hoarder"
+    TUNNEL_VISION = "tunnel_vision"
+
+
+class GadgetEffect(enum.Enum):
+    """The ten gadget effects; numbered ones are played as action cards."""
+
+    CHARGER = "charger"
+    ROCKET = "rocket"
+    BATTERING_RAM = "battering_ram"
+    ARMOR = "armor"
+    ROLL_CAGE = "roll_cage"
+    RACING_TIRES = "racing_tires"
+    POWER_BRAKES = "power_brakes"
+    FUZZY_DICE = "fuzzy_dice"
+    SHRINKS_CARD = "shrinks_card"
+    FIRE_EXTINGUISHER = "fire_extinguisher"
+
+
+NUMBERED_GADGETS = (GadgetEffect.CHARGER, GadgetEffect.ROCKET, GadgetEffect.BATTERING_RAM)
+
+
+@dataclass(frozen=True)
+class HazardCard:
+    """One kind of hazard card and how many the deck holds."""
+
+    name: str
+    count: int
+    effect: HazardEffect
+    dice: int = 0
+    amount: int = 0
+    lunacy: Lunacy | None = None
+
+
+@dataclass(frozen=True)
+class TurboCard:
+    """One kind of turbo card: speed gained, explosion dice, whether it reshuffles the deck."""
+
+    name: str
+    count: int
+    amount: int
+    dice: int = 0
+    reshuffle: bool = False
+
+
+@dataclass(frozen=True)
+class Gadget:
+    """One gadget card (each is unique in the deck)."""
+
+    name: str
+    effect: GadgetEffect
+    card_number: int | None = None
+    amounts: tuple[int, ...] = ()
+    amount: int = 0
+
+
+@dataclass(frozen=True)
+class Decks:
+    """The three decks."""
+
+    hazard: tuple[HazardCard, ...]
+    turbo: tuple[TurboCard, ...]
+    gadgets: tuple[Gadget, ...]
+
+
+@dataclass(frozen=True)
+class RamDice:
+    """Damage dice (rammer, target) for each kind of ram."""
+
+    sideswipe: tuple[int, int]
+    rear_end: tuple[int, int]
+    head_on: tuple[int, int]
+    involuntary: tuple[int, int]
+    battering_ram_extra: int
+
+
+@dataclass(frozen=True)
+class ChipEffects:
+    """What entering a square with a chip does."""
+
+    tacks_dice: int
+    oil_cards: int
+    glue_speed_loss: int
+
+
+@dataclass(frozen=True)
+class SkidRules:
+    """Skid outcomes."""
+
+    wall_dice: int
+    car_dice: tuple[int, int]
+    pit_wall_dice: int
+
+
+@dataclass(frozen=True)
+class PitRules:
+    """The pit shop."""
+
+    points: int
+    repair_cost: int
+    repair_amount: int
+    gadget_cost: int
+    gadget_offer: int
+    chip_cost: int
+    chip_cap: int
+    counseling_cost: int
+
+
+@dataclass(frozen=True)
+class TurnAroundRules:
+    """The optional Turn Around card."""
+
+    enabled: bool
+    uturn_curve_speed: int
+    uturn_speed: int
+    bootleg_min_speed: int
+    bootleg_curve_speed: int
+    bootleg_speed: int
+
+
+@dataclass(frozen=True)
+class CardNumbers:
+    """Numbers printed on the action cards; they set the turn order."""
+
+    ram: int
+    brake: int
+    drop: int
+    accelerate: int
+    turn_around: int
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Everything that parameterizes a Lunatix Loop game."""
+
+    num_players: int
+    track: str
+    decks: str
+    laps: int
+    round_limit: int
+    start_speed: int
+    max_speed: int
+    turbo_speed_cap: int
+    speed_per_square: int
+    luck_chips: int
+    chips_per_player: int
+    chip_supply: tuple[int, int, int]
+    card_numbers: CardNumbers
+    brake_amounts: tuple[int, ...]
+    accelerate_amounts: tuple[int, ...]
+    damage_die_faces: tuple[int, ...]
+    speed_loss_per_hit: int
+    gadget_hand_limit: int
+    rams: RamDice
+    chips: ChipEffects
+    skid: SkidRules
+    pit: PitRules
+    turn_around: TurnAroundRules
+    four_opening_pit: bool
+    win_reward: float
+    mph_per_hazard_card: int
+    curve_inward_cards: int
+    min_players: int = 2
+    max_players: int = 6
+    base_dir: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.min_players <= self.num_players <= self.max_players:
+            raise ValueError(
+                f"num_players must be in {self.min_players}..{self.max_players}, "
+                f"got {self.num_players}"
+            )
+        if self.speed_per_square <= 0:
+            raise ValueError("speed_per_square must be positive")
+        for name in ("start_speed", "max_speed", "turbo_speed_cap"):
+            if getattr(self, name) % self.speed_per_square:
+                raise ValueError(f"{name} must be a multiple of speed_per_square")
+
+    def resolve(self, relative: str) -> Path:
+        """A path named in this config, relative to the config's own directory."""
+        p = Path(relative)
+        if p.is_absolute():
+            return p
+        return (Path(self.base_dir) if self.base_dir else CONFIG_DIR) / p
+
+
+def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:
+    """Load a rules YAML (default ``configs/lunatix/rules.yaml``) with optional overrides.
+
+    ``overrides`` replace top-level keys (e.g. ``num_players=3``, ``four_opening_pit=True``);
+    an unknown override key is a ConfigError like an unknown file key.
+    """
+    p = Path(path) if path is not None else DEFAULT_RULES
+    data = load_yaml(p)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping at the top level")
+    data = dict(data)
+    for key, value in overrides.items():
+        if key == "turn_around" and isinstance(value, bool):
+            ta = dict(data.get("turn_around", {}))
+            ta["enabled"] = value
+            data[key] = ta
+        else:
+            data[key] = value
+    data.setdefault("base_dir", str(p.resolve().parent))
+    return from_mapping(RulesConfig, data, source=str(p))
+
+
+def load_decks(rules: RulesConfig) -> Decks:
+    """Load the deck file named by ``rules.decks`` and validate it."""
+    p = rules.resolve(rules.decks)
+    decks = from_mapping(Decks, load_yaml(p), source=str(p))
+    effects = [g.effect for g in decks.gadgets]
+    if len(set(effects)) != len(effects):
+        raise ConfigError(f"{p}: each gadget effect may appear once")
+    for card in decks.hazard:
+        if card.effect is HazardEffect.LUNACY and card.lunacy is None:
+            raise ConfigError(f"{p}: hazard card {card.name!r} is a lunacy without 'lunacy'")
+    lunacies = [c.lunacy for c in decks.hazard if c.effect is HazardEffect.LUNACY]
+    if len(set(lunacies)) != len(lunacies):
+        raise ConfigError(f"{p}: each lunacy may appear once in the hazard deck")
+    for g in decks.gadgets:
+        if (g.effect in NUMBERED_GADGETS) != (g.card_number is not None):
+            raise ConfigError(f"{p}: gadget {g.name!r}: numbered gadgets need card_number")
+    return decks

@@ -1,0 +1,123 @@
+"""The Lunatix Loop game definition: rules config, decks, track, action codec."""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from lunatix_env.rules.actions import Action, ActionCodec
+from lunatix_env.rules.config import (
+    GadgetEffect,
+    RulesConfig,
+    load_decks,
+    load_rules,
+)
+from lunatix_env.rules.state import State
+from lunatix_env.rules.track import Track, load_track
+from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.protocol import GameInfo
+
+NAME = "lunatix_loop"
+
+
+class Game:
+    """An immutable Lunatix Loop game. ``Game()`` is the standard four-player game.
+
+    ``config`` is a :class:`RulesConfig`, a path to a rules YAML, or None for the default;
+    keyword ``overrides`` replace top-level rules keys (``num_players=3``,
+    ``turn_around=True``, ``four_opening_pit=True``, ``track="tracks/test_oval.yaml"``).
+    """
+
+    def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
+        if isinstance(config, RulesConfig):
+            if overrides:
+                raise ConfigError("overrides go with a config path, not a RulesConfig object")
+            rules = config
+        else:
+            rules = load_rules(config, **overrides)
+        self.rules = rules
+        self.decks = load_decks(rules)
+        self.track: Track = load_track(rules.resolve(rules.track))
+        if len(self.track.start_dots) < rules.num_players:
+            raise ConfigError(
+                f"track {self.track.name!r} has {len(self.track.start_dots)} start dots, "
+                f"fewer than {rules.num_players} players"
+            )
+        if rules.four_opening_pit and {o.side for o in self.track.openings} != {"A", "B"}:
+            raise ConfigError("the four-opening pit needs openings on both sides (A and B)")
+        self.codec = ActionCodec(rules, self.decks)
+        self.gadget_index = {g.effect: i for i, g in enumerate(self.decks.gadgets)}
+        n = rules.num_players
+        per_turn = 4 * (rules.turbo_speed_cap // rules.speed_per_square) + 64
+        self.info = GameInfo(
+            name=NAME,
+            num_players=n,
+            num_distinct_actions=len(self.codec),
+            max_game_length=rules.round_limit * (1 + n * per_turn) + 1,
+            min_utility=-rules.win_reward / (n - 1),
+            max_utility=rules.win_reward,
+        )
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.rules.num_players
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """A new game, at its first chance event (dealing the start dots).
+
+        The seed is stored in the state for records; chance is always resolved by the
+        caller with its own ``numpy.random.Generator``.
+        """
+        return State(self, seed)
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> State:
+        """Rebuild and validate a state from ``State.to_dict()`` output."""
+        from lunatix_env.rules.serialize import state_from_dict
+
+        return state_from_dict(self, data)
+
+    def action_to_int(self, action: Action) -> int:
+        """The flat index of ``action``."""
+        try:
+            return self.codec.encode(action)
+        except KeyError:
+            raise IllegalActionError(f"{action} is not an action of this game") from None
+
+    def int_to_action(self, index: int) -> Action:
+        """The action at flat ``index``."""
+        if not 0 <= int(index) < len(self.codec):
+            raise IllegalActionError(
+                f"action index {index} out of range 0..{len(self.codec) - 1}"
+            )
+        return self.codec.decode(int(index))
+
+    def as_action(self, action: Action | int) -> Action:
+        """Accept an Action or its int."""
+        if isinstance(action, Action):
+            if action not in self.codec.index:
+                raise IllegalActionError(f"{action} is not an action of this game")
+            return action
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise IllegalActionError(f"expected an Action or an int, got {action!r}")
+        return self.int_to_action(int(action))
+
+    @functools.cache  # noqa: B019 - games are few and immutable
+    def dice_distribution(self, n: int) -> tuple[tuple[int, float], ...]:
+        """Exact distribution of the total hits of ``n`` damage dice."""
+        faces = self.rules.damage_die_faces
+        dist = {0: 1.0}
+        for _ in range(n):
+            nxt: dict[int, float] = {}
+            for total, p in dist.items():
+                for f in faces:
+                    nxt[total + f] = nxt.get(total + f, 0.0) + p / len(faces)
+            dist = nxt
+        return tuple(sorted(dist.items()))
+
+    def gadget(self, effect: GadgetEffect) -> int:
+        """Index of the gadget card with ``effect``."""
+        return self.gadget_index[effect]

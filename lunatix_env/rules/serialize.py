@@ -1,0 +1,296 @@
+"""Rebuilding a :class:`State` from its JSON dict, with precise validation errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lunatix_env.rules.state import (
+    SCHEMA_VERSION,
+    Car,
+    ChanceKind,
+    DecisionKind,
+    Outcome,
+    State,
+)
+from tabletop.errors import InvalidStateError
+
+if TYPE_CHECKING:
+    from lunatix_env.rules.game import Game
+
+_TASK_ARITY = {
+    "round_start": 0, "round_end": 0, "chip_mix": 0, "deal_dot": 1, "turn": 1, "move": 0,
+    "end_turn": 1, "pit_exit": 1, "curve_accel": 2, "set_speed": 2, "chip": 2, "hazards": 3,
+    "draw_hazard": 1, "apply_hazards": 2, "skid": 2, "damage": 2, "turbo": 1,
+    "turbo_apply": 2, "shop": 2, "gadget_draw": 1, "gadget_choose": 1, "hand_limit": 1,
+}
+_TURN_KEYS = {"seat", "steps", "over", "ram", "battering", "drop_kind", "drops", "ignore_max",
+              "rocket"}
+
+
+def _err(path: str, msg: str) -> InvalidStateError:
+    return InvalidStateError(f"state dict: {path}: {msg}")
+
+
+def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _err(path, f"expected an integer, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise _err(path, f"{v} is outside {lo}..{hi}")
+    return v
+
+
+def _num(v: Any, path: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise _err(path, f"expected a number, got {v!r}")
+    return float(v)
+
+
+def _bool(v: Any, path: str) -> bool:
+    if not isinstance(v, bool):
+        raise _err(path, f"expected true/false, got {v!r}")
+    return v
+
+
+def _ints(v: Any, path: str, length: int | None = None, lo: int | None = None,
+          hi: int | None = None) -> list[int]:
+    if not isinstance(v, list):
+        raise _err(path, f"expected a list, got {type(v).__name__}")
+    if length is not None and len(v) != length:
+        raise _err(path, f"expected {length} items, got {len(v)}")
+    return [_int(x, f"{path}[{i}]", lo, hi) for i, x in enumerate(v)]
+
+
+def _get(d: Mapping[str, Any], key: str, path: str) -> Any:
+    if key not in d:
+        raise _err(path, f"missing key {key!r}")
+    return d[key]
+
+
+def _car(game: Game, d: Any, seat: int) -> Car:
+    path = f"cars[{seat}]"
+    if not isinstance(d, Mapping):
+        raise _err(path, "expected an object")
+    extra = set(d) - set(Car.FIELDS)
+    if extra:
+        raise _err(path, f"unknown keys {sorted(extra)}")
+    r, tr = game.rules, game.track
+    ng = len(game.decks.gadgets)
+    c = Car(seat, 0, 0, 0)
+    if _int(_get(d, "seat", path), f"{path}.seat") != seat:
+        raise _err(path, "seat does not match its position")
+    c.square = _int(_get(d, "square", path), f"{path}.square", -1, tr.num_squares - 1)
+    c.facing = _int(_get(d, "facing", path), f"{path}.facing", 0, 1)
+    c.speed = _int(_get(d, "speed", path), f"{path}.speed", 0, r.turbo_speed_cap)
+    c.max_speed = _int(_get(d, "max_speed", path), f"{path}.max_speed", 0, r.max_speed)
+    c.luck = _int(_get(d, "luck", path), f"{path}.luck", 0, r.luck_chips)
+    c.chips = _ints(_get(d, "chips", path), f"{path}.chips", 3, 0)
+    c.gadgets = _ints(_get(d, "gadgets", path), f"{path}.gadgets", None, 0, ng - 1)
+    c.spent = _ints(_get(d, "spent", path), f"{path}.spent", None, 0, ng - 1)
+    c.lunacies = _ints(_get(d, "lunacies", path), f"{path}.lunacies", None, 0,
+                       len(game.decks.hazard) - 1)
+    for li in c.lunacies:
+        if game.decks.hazard[li].lunacy is None:
+            raise _err(f"{path}.lunacies", f"hazard card {li} is not a lunacy")
+    c.in_pit = _bool(_get(d, "in_pit", path), f"{path}.in_pit")
+    c.pit_opening = _int(_get(d, "pit_opening", path), f"{path}.pit_opening", -1,
+                         len(tr.openings) - 1)
+    c.pit_order = _int(_get(d, "pit_order", path), f"{path}.pit_order", 0)
+    c.u = _num(_get(d, "u", path), f"{path}.u")
+    c.best_u = _num(_get(d, "best_u", path), f"{path}.best_u")
+    c.owed = _int(_get(d, "owed", path), f"{path}.owed", 0)
+    c.out = _bool(_get(d, "out", path), f"{path}.out")
+    if c.best_u < c.u - 1e-9:
+        raise _err(path, "best_u is below u")
+    if c.in_pit and c.pit_opening < 0:
+        raise _err(path, "a car in the pit needs its entry opening")
+    if c.speed > c.max_speed and not c.out and c.speed > r.max_speed:
+        pass  # turbo turns may exceed max speed; bounded by turbo_speed_cap above
+    if len(c.gadgets) > r.gadget_hand_limit + 1:
+        raise _err(path, f"holds {len(c.gadgets)} gadgets")
+    return c
+
+
+def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
+    """Validate ``data`` against ``game`` and build the state it describes."""
+    if not isinstance(data, Mapping):
+        raise InvalidStateError("state dict: expected a JSON object")
+    if data.get("schema") != "lunatix_loop/state":
+        raise _err("schema", f"expected 'lunatix_loop/state', got {data.get('schema')!r}")
+    if data.get("version") != SCHEMA_VERSION:
+        raise _err("version", f"unsupported version {data.get('version')!r}; "
+                   f"this engine reads {SCHEMA_VERSION}")
+    n = game.rules.num_players
+    if _get(data, "num_players", "") != n:
+        raise _err("num_players", f"{data['num_players']!r} does not match the game's {n}")
+    known = {"schema", "version", "seed", "num_players", "round", "cars", "cards", "order",
+             "hazard_deck", "hazard_discard", "turbo_deck", "turbo_discard", "gadget_top",
+             "gadget_bottom", "offer", "supply", "track_chips", "pit_counter", "batches",
+             "tasks", "decision", "chance", "turn", "outcome", "winner"}
+    extra = set(data) - known
+    if extra:
+        raise _err("", f"unknown keys {sorted(extra)}")
+    s = State.__new__(State)
+    s.game = game
+    s._legal = {}
+    seed = _get(data, "seed", "")
+    if seed is not None:
+        _int(seed, "seed")
+    s.seed = seed
+    s.round = _int(_get(data, "round", ""), "round", 0, game.rules.round_limit)
+    cars = _get(data, "cars", "")
+    if not isinstance(cars, list) or len(cars) != n:
+        raise _err("cars", f"expected a list of {n} cars")
+    s.cars = [_car(game, c, i) for i, c in enumerate(cars)]
+    na = len(game.codec)
+    cards = _get(data, "cards", "")
+    if not isinstance(cards, list) or len(cards) != n:
+        raise _err("cards", f"expected {n} entries")
+    s.cards = [None if c is None else _int(c, f"cards[{i}]", 0, na - 1)
+               for i, c in enumerate(cards)]
+    s.order = _ints(_get(data, "order", ""), "order", None, 0, n - 1)
+    nh, nt, ng = len(game.decks.hazard), len(game.decks.turbo), len(game.decks.gadgets)
+    s.hazard_deck = _ints(_get(data, "hazard_deck", ""), "hazard_deck", nh, 0)
+    s.hazard_discard = _ints(_get(data, "hazard_discard", ""), "hazard_discard", nh, 0)
+    s.turbo_deck = _ints(_get(data, "turbo_deck", ""), "turbo_deck", nt, 0)
+    s.turbo_discard = _ints(_get(data, "turbo_discard", ""), "turbo_discard", nt, 0)
+    s.gadget_top = _ints(_get(data, "gadget_top", ""), "gadget_top", None, 0, ng - 1)
+    bottom = _get(data, "gadget_bottom", "")
+    if not isinstance(bottom, list):
+        raise _err("gadget_bottom", "expected a list")
+    s.gadget_bottom = [_ints(e, f"gadget_bottom[{i}]", 2, 0) for i, e in enumerate(bottom)]
+    s.offer = _ints(_get(data, "offer", ""), "offer", None, 0, ng - 1)
+    s.supply = _ints(_get(data, "supply", ""), "supply", 3, 0)
+    chips = _get(data, "track_chips", "")
+    if not isinstance(chips, list):
+        raise _err("track_chips", "expected a list of [square, kind]")
+    s.track_chips = {}
+    for i, e in enumerate(chips):
+        sq, k = _ints(e, f"track_chips[{i}]", 2, 0)
+        if sq >= game.track.num_squares or k > 2 or sq in s.track_chips:
+            raise _err(f"track_chips[{i}]", f"bad or repeated entry {e!r}")
+        s.track_chips[sq] = k
+    s.pit_counter = _int(_get(data, "pit_counter", ""), "pit_counter", 0)
+    batches = _get(data, "batches", "")
+    if not isinstance(batches, list):
+        raise _err("batches", "expected a list")
+    s.batches = [_ints(b, f"batches[{i}]", None, 0, nh - 1) for i, b in enumerate(batches)]
+    s.tasks = _tasks(_get(data, "tasks", ""))
+    s.decision = _decision(_get(data, "decision", ""), n)
+    s.chance = _chance(_get(data, "chance", ""), n)
+    s.turn = _turn(_get(data, "turn", ""), n)
+    try:
+        s.outcome = Outcome(_get(data, "outcome", ""))
+    except ValueError:
+        raise _err("outcome", f"unknown outcome {data['outcome']!r}") from None
+    winner = _get(data, "winner", "")
+    s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
+    if (s.outcome is Outcome.WIN) != (s.winner is not None):
+        raise _err("winner", "a winner goes with outcome 'win' and only with it")
+    _check_conservation(game, s)
+    _check_positions(game, s)
+    pending = (s.decision is not None) + (s.chance is not None)
+    if not s.is_terminal() and pending != 1:
+        raise _err("decision", "a game in progress has exactly one pending decision or chance")
+    return s
+
+
+def _tasks(v: Any) -> list[tuple]:
+    if not isinstance(v, list):
+        raise _err("tasks", "expected a list")
+    out = []
+    for i, t in enumerate(v):
+        if not isinstance(t, list) or not t or t[0] not in _TASK_ARITY:
+            raise _err(f"tasks[{i}]", f"unknown task {t!r}")
+        if len(t) - 1 != _TASK_ARITY[t[0]]:
+            raise _err(f"tasks[{i}]", f"task {t[0]!r} takes {_TASK_ARITY[t[0]]} arguments")
+        out.append((t[0], *_ints(t[1:], f"tasks[{i}]")))
+    return out
+
+
+def _decision(v: Any, n: int) -> dict | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise _err("decision", "expected an object or null")
+    try:
+        kind = DecisionKind(v.get("kind"))
+    except ValueError:
+        raise _err("decision.kind", f"unknown decision {v.get('kind')!r}") from None
+    d = dict(v)
+    if "seats" in d:
+        d["seats"] = _ints(d["seats"], "decision.seats", None, 0, n - 1)
+        if kind not in (DecisionKind.CHIP_MIX, DecisionKind.CARD) or not d["seats"]:
+            raise _err("decision", "only chip_mix and card decisions are simultaneous")
+    else:
+        _int(_get(d, "seat", "decision"), "decision.seat", 0, n - 1)
+    for k, val in d.items():
+        if k not in ("kind", "seats", "deck") and not isinstance(val, int | list):
+            raise _err(f"decision.{k}", f"unexpected value {val!r}")
+    return d
+
+
+def _chance(v: Any, n: int) -> dict | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise _err("chance", "expected an object or null")
+    try:
+        kind = ChanceKind(v.get("kind"))
+    except ValueError:
+        raise _err("chance.kind", f"unknown chance event {v.get('kind')!r}") from None
+    d = dict(v)
+    _int(_get(d, "seat", "chance"), "chance.seat", 0, n - 1)
+    if kind is ChanceKind.DICE:
+        _int(_get(d, "n", "chance"), "chance.n", 1)
+    return d
+
+
+def _turn(v: Any, n: int) -> dict | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
+        raise _err("turn", f"expected an object with keys {sorted(_TURN_KEYS)}")
+    _int(v["seat"], "turn.seat", 0, n - 1)
+    return dict(v)
+
+
+def _check_conservation(game: Game, s: State) -> None:
+    for i, card in enumerate(game.decks.hazard):
+        where = s.hazard_deck[i] + s.hazard_discard[i]
+        where += sum(b.count(i) for b in s.batches)
+        where += sum(c.lunacies.count(i) for c in s.cars)
+        if where != card.count:
+            raise _err("hazard_deck", f"{card.name}: {where} cards accounted for, "
+                       f"the deck has {card.count}")
+    held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]
+    if s.decision is not None and s.decision.get("deck") == "turbo":
+        held.append(s.decision["card"])
+    for i, card in enumerate(game.decks.turbo):
+        where = s.turbo_deck[i] + s.turbo_discard[i] + held.count(i)
+        if where != card.count:
+            raise _err("turbo_deck", f"{card.name}: {where} cards accounted for, "
+                       f"the deck has {card.count}")
+    seen = list(s.gadget_top) + [e[0] for e in s.gadget_bottom] + list(s.offer)
+    for c in s.cars:
+        seen += c.gadgets + c.spent
+    if sorted(seen) != list(range(len(game.decks.gadgets))):
+        raise _err("gadget_top", f"gadgets must each be in one place, found {sorted(seen)}")
+    for k in range(3):
+        total = s.supply[k] + sum(c.chips[k] for c in s.cars)
+        total += sum(1 for kk in s.track_chips.values() if kk == k)
+        if total != game.rules.chip_supply[k]:
+            raise _err("supply", f"chip kind {k}: {total} accounted for, "
+                       f"expected {game.rules.chip_supply[k]}")
+
+
+def _check_positions(game: Game, s: State) -> None:
+    seen: dict[int, int] = {}
+    rocket = s.turn is not None and s.turn["rocket"]
+    for c in s.cars:
+        if c.in_pit or c.square < 0:
+            continue
+        if c.square in seen and not rocket:
+            raise _err(f"cars[{c.seat}].square",
+                       f"square {c.square} also holds car {seen[c.square]}")
+        seen[c.square] = c.seat

@@ -1,0 +1,15 @@
+"""Typed errors shared by both games' engines and environments."""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is left unchanged."""
+
+
+class InvalidStateError(ValueError):
+    """A state dict (or a state) that violates the schema or the game's invariants."""
+
+
+class ConfigError(ValueError):
+    """A configuration file or object that does not match its dataclass schema."""

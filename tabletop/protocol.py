@@ -1,0 +1,135 @@
+"""The engine protocol both games implement (see ``shared/DESIGN.md``).
+
+OpenSpiel-style: an immutable :class:`Game` builds mutable :class:`State` objects. Decisions
+can be sequential (one seat in ``current_players()``) or simultaneous (several seats); chance
+nodes expose their exact outcome distribution and are resolved by the caller with an
+explicitly passed ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+#: JSON-compatible value (what ``to_dict`` produces).
+JSON = Any
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game, for agents and env builders."""
+
+    name: str
+    num_players: int
+    num_distinct_actions: int
+    max_game_length: int
+    min_utility: float
+    max_utility: float
+
+
+@runtime_checkable
+class State(Protocol):
+    """A mutable game state; every method below exists in both games."""
+
+    def current_players(self) -> tuple[int, ...]:
+        """Seats that must decide now: one, several (simultaneous), or none."""
+        ...
+
+    def is_chance_node(self) -> bool:
+        """True when the next event is a chance event."""
+        ...
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The pending discrete chance event's outcomes with exact probabilities."""
+        ...
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        """Draw one outcome of the pending chance event without applying it."""
+        ...
+
+    def apply_chance(self, outcome: Any) -> None:
+        """Apply a chance outcome."""
+        ...
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        """Legal actions of ``seat`` now; non-empty for a deciding seat."""
+        ...
+
+    def is_legal(self, seat: int, action: Any) -> bool:
+        """Whether ``action`` is legal for ``seat`` now."""
+        ...
+
+    def apply_action(self, action: Any) -> None:
+        """Apply the single decider's action."""
+        ...
+
+    def apply_actions(self, actions: Mapping[int, Any]) -> None:
+        """Apply all deciders' actions at a simultaneous node."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """True when the game is over (won, ended or truncated)."""
+        ...
+
+    def returns(self) -> Sequence[float]:
+        """Per-seat returns (zero until terminal)."""
+        ...
+
+    def clone(self) -> State:
+        """An independent deep copy."""
+        ...
+
+    def to_dict(self) -> dict[str, JSON]:
+        """Plain-JSON snapshot with a schema version."""
+        ...
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """What ``seat`` may know, as structured data."""
+        ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """An immutable game definition (rules config) that builds states."""
+
+    @property
+    def info(self) -> GameInfo:
+        """Static facts about the game."""
+        ...
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """A fresh state at the start of a game."""
+        ...
+
+    def state_from_dict(self, data: Mapping[str, JSON]) -> State:
+        """Rebuild a state from ``State.to_dict()`` output, validating it."""
+        ...
+
+    def action_to_int(self, action: Any) -> int:
+        """Encode the discrete part of an action."""
+        ...
+
+    def int_to_action(self, index: int) -> Any:
+        """Decode an int from :meth:`action_to_int`."""
+        ...
+
+
+def play_chance(state: State, rng: np.random.Generator) -> Any:
+    """Sample and apply the pending chance outcome; returns the outcome applied."""
+    outcome = state.sample_chance(rng)
+    state.apply_chance(outcome)
+    return outcome
+
+
+def sample_discrete(outcomes: Sequence[tuple[int, float]], rng: np.random.Generator) -> int:
+    """Sample from ``[(outcome, probability)]`` with one uniform draw (stable across runs)."""
+    u = rng.random()
+    acc = 0.0
+    for outcome, p in outcomes:
+        acc += p
+        if u < acc:
+            return outcome
+    return outcomes[-1][0]
