@@ -10,6 +10,7 @@ from typing import Any
 
 from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
+    CONFIG_DIR,
     GadgetEffect,
     RulesConfig,
     load_decks,
@@ -17,6 +18,7 @@ from lunatix_env.rules.config import (
 )
 from lunatix_env.rules.state import State
 from lunatix_env.rules.track import Track, load_track
+from tabletop.config import from_mapping, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.protocol import GameInfo
 
@@ -60,6 +62,18 @@ class Game:
             min_utility=-rules.win_reward / (n - 1),
             max_utility=rules.win_reward,
         )
+
+    def config_dict(self) -> dict[str, Any]:
+        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
+        data = to_mapping(self.rules)
+        if Path(data["base_dir"]) == CONFIG_DIR:
+            data["base_dir"] = ""  # the shipped configs: portable across machines
+        return data
+
+    @classmethod
+    def from_config_dict(cls, data: Mapping[str, Any]) -> Game:
+        """A game from :meth:`config_dict` output."""
+        return cls(from_mapping(RulesConfig, dict(data), source="<config dict>"))
 
     @property
     def num_players(self) -> int:

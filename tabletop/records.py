@@ -1,0 +1,153 @@
+"""Game records: config, seed, and the log of actions and chance outcomes, as JSON.
+
+A record replays to identical states: ``replay(game, record)`` rebuilds the state by
+applying the logged events in order. ``RecordingState`` wraps a state and logs as it goes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop.errors import InvalidStateError
+from tabletop.protocol import Game, State
+
+RECORD_SCHEMA = "tabletop/record"
+RECORD_VERSION = 1
+
+
+@dataclass
+class GameRecord:
+    """One game: which game and config, the seed, and every event in order.
+
+    Events are ``{"chance": outcome}`` or ``{"actions": {seat: action_int}}``; optional
+    ``snapshots`` map an event index to ``state.to_dict()`` taken before that event.
+    """
+
+    game: str
+    config: dict[str, Any]
+    seed: int | None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "schema": RECORD_SCHEMA,
+            "version": RECORD_VERSION,
+            "game": self.game,
+            "config": self.config,
+            "seed": self.seed,
+            "events": self.events,
+            "snapshots": {str(k): v for k, v in sorted(self.snapshots.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
+        """Parse and validate a record dict."""
+        if data.get("schema") != RECORD_SCHEMA or data.get("version") != RECORD_VERSION:
+            raise InvalidStateError(
+                f"record: expected schema {RECORD_SCHEMA!r} version {RECORD_VERSION}, got "
+                f"{data.get('schema')!r} version {data.get('version')!r}"
+            )
+        events = data.get("events")
+        if not isinstance(events, list):
+            raise InvalidStateError("record: 'events' must be a list")
+        for i, e in enumerate(events):
+            if not isinstance(e, Mapping) or len(e) != 1 or next(iter(e)) not in (
+                "chance",
+                "actions",
+            ):
+                raise InvalidStateError(f"record: event {i} must be {{chance}} or {{actions}}")
+        snaps = data.get("snapshots") or {}
+        return cls(
+            game=str(data.get("game")),
+            config=dict(data.get("config") or {}),
+            seed=data.get("seed"),
+            events=[dict(e) for e in events],
+            snapshots={int(k): v for k, v in snaps.items()},
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Write the record as JSON."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        """Read a record written by :meth:`save`."""
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+class RecordingState:
+    """Applies actions and chance to a state while appending them to a record."""
+
+    def __init__(self, game: Game, state: State, record: GameRecord) -> None:
+        self.game = game
+        self.state = state
+        self.record = record
+
+    def apply_chance(self, outcome: Any) -> None:
+        """Apply and log a chance outcome."""
+        self.state.apply_chance(outcome)
+        self.record.events.append({"chance": _plain(outcome)})
+
+    def play_chance(self, rng: np.random.Generator) -> Any:
+        """Sample, apply and log the pending chance outcome."""
+        outcome = self.state.sample_chance(rng)
+        self.apply_chance(outcome)
+        return outcome
+
+    def apply_actions(self, actions: Mapping[int, Any]) -> None:
+        """Apply and log one action per decider."""
+        ints = {int(s): self.game.action_to_int(self.game_action(a)) for s, a in actions.items()}
+        self.state.apply_actions(actions)
+        self.record.events.append({"actions": {str(s): a for s, a in sorted(ints.items())}})
+
+    def game_action(self, a: Any) -> Any:
+        """An action object for ``a`` (ints are decoded)."""
+        return self.game.int_to_action(a) if isinstance(a, int | np.integer) else a
+
+    def snapshot(self) -> None:
+        """Store the current state in the record before the next event."""
+        self.record.snapshots[len(self.record.events)] = self.state.to_dict()
+
+
+def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
+    """Yield the state before each event and after the last, checking snapshots."""
+    state = game.new_initial_state(record.seed)
+    for i, event in enumerate(record.events):
+        snap = record.snapshots.get(i)
+        if snap is not None and snap != state.to_dict():
+            raise InvalidStateError(f"record: replay diverges from the snapshot at event {i}")
+        yield state
+        if "chance" in event:
+            state.apply_chance(event["chance"])
+        else:
+            state.apply_actions({int(s): int(a) for s, a in event["actions"].items()})
+    yield state
+
+
+def replay(game: Game, record: GameRecord,
+           on_state: Callable[[State], None] | None = None) -> State:
+    """Replay ``record`` on ``game``; returns the final state."""
+    state = None
+    for state in iter_replay(game, record):
+        if on_state is not None:
+            on_state(state)
+    assert state is not None
+    return state
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return x

@@ -1,0 +1,116 @@
+"""Small builders for Lunatix Loop scenario tests: set up a position, act, force chance.
+
+Positions are built by starting a real game (start dots and chip mixes resolved), then
+placing cars directly; ``put`` keeps a car's race progress consistent with its square.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from lunatix_env.rules import Action, ActionKind, Card, Game, State
+
+A = Action
+K = ActionKind
+
+
+def game(**overrides: object) -> Game:
+    """A game with rule overrides (``num_players=2``, ``turn_around=True`` ...)."""
+    return Game(**overrides)
+
+
+def first_round(g: Game, mixes: Sequence[int] | None = None) -> State:
+    """A state at round 1's card decision: dots dealt in seat order, chip mixes chosen.
+
+    ``mixes`` are indices into ``g.codec.chip_mixes`` (default: the first legal mix).
+    """
+    s = g.new_initial_state(0)
+    dots = list(range(g.num_players))
+    while s.is_chance_node():
+        s.apply_chance(dots.pop(0) if s.chance["kind"] == "start_dot" else 0)
+    acts = {}
+    for seat in s.current_players():
+        legal = s.legal_actions(seat)
+        acts[seat] = legal[0] if mixes is None else A(K.CHIP_MIX, mixes[seat])
+    s.apply_actions(acts)
+    assert s.decision_kind() is not None and s.decision["kind"] == "card"
+    return s
+
+
+def mix_index(g: Game, tacks: int, oil: int, glue: int) -> int:
+    """Index of a chip mix in the codec's list."""
+    return g.codec.chip_mixes.index((tacks, oil, glue))
+
+
+def put(s: State, seat: int, square: int, speed: int | None = None,
+        max_speed: int | None = None, facing: int = 0, laps: int = 0) -> None:
+    """Place ``seat``'s car on ``square`` (progress consistent), optionally set speeds."""
+    car = s.cars[seat]
+    tr = s.game.track
+    car.square = square
+    car.in_pit = False
+    car.facing = facing
+    car.u = tr.s[square] + laps * tr.length if laps else tr.wrap(tr.s[square])
+    car.best_u = car.u
+    if speed is not None:
+        car.speed = speed
+    if max_speed is not None:
+        car.max_speed = max_speed
+    s._legal = {}
+
+
+def park(s: State, seat: int, square: int) -> None:
+    """Move a car out of the way onto ``square`` without touching anything else."""
+    put(s, seat, square)
+
+
+def square_at(g: Game, lane: int, index: int) -> int:
+    """The ``index``-th square of ``lane`` in race order from the finish line."""
+    return g.track.spec.lanes[lane][index]
+
+
+def choose(s: State, cards: dict[int, Action | Card]) -> None:
+    """Reveal cards: a Card or an Action per live seat (missing seats play Accelerate)."""
+    acts = {}
+    for seat in s.current_players():
+        c = cards.get(seat, Card.ACCELERATE)
+        acts[seat] = A(K.CARD, int(c)) if isinstance(c, Card) else c
+    s.apply_actions(acts)
+
+
+def force(s: State, outcomes: Iterable[int]) -> None:
+    """Apply chance outcomes in order (each must be possible)."""
+    for o in outcomes:
+        assert s.is_chance_node(), f"expected a chance node, decision is {s.decision}"
+        s.apply_chance(o)
+
+
+def act(s: State, *actions: Action) -> None:
+    """Apply single-decider actions in order."""
+    for a in actions:
+        s.apply_action(a)
+
+
+def hazard_index(g: Game, name: str) -> int:
+    """Index of the hazard card named ``name``."""
+    return [c.name for c in g.decks.hazard].index(name)
+
+
+def turbo_index(g: Game, name: str) -> int:
+    """Index of the turbo card named ``name``."""
+    return [c.name for c in g.decks.turbo].index(name)
+
+
+def gadget_index(g: Game, name: str) -> int:
+    """Index of the gadget card named ``name``."""
+    return [c.name for c in g.decks.gadgets].index(name)
+
+
+def give_gadget(s: State, seat: int, name: str) -> int:
+    """Move gadget ``name`` from the deck top into ``seat``'s hand; returns its index."""
+    gi = gadget_index(s.game, name)
+    s.gadget_top.remove(gi)
+    s.cars[seat].gadgets.append(gi)
+    s.cars[seat].gadgets.sort()
+    s._legal = {}
+    return gi
