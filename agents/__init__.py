@@ -1,0 +1,1 @@
+"""Bots behind one interface and the arena (random, heuristic, MCTS, trained policies)."""

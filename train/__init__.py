@@ -1,0 +1,1 @@
+"""Training, evaluation and reports (``make train``, arriving with the Lunatix Loop envs)."""

@@ -101,7 +101,7 @@ def chip_mixes(rules: RulesConfig) -> tuple[tuple[int, int, int], ...]:
 class ActionCodec:
     """Numbers every action of a game: ``NOOP`` is 0, the rest in a fixed order."""
 
-    def __init__(self, rules: RulesConfig, decks: Decks) -> None:
+    def __init__(self, rules: RulesConfig, decks: Decks, num_openings: int) -> None:
         self.chip_mixes = chip_mixes(rules)
         acts: list[Action] = [NOOP]
         acts += [Action(ActionKind.CHIP_MIX, i) for i in range(len(self.chip_mixes))]
@@ -119,7 +119,7 @@ class ActionCodec:
         acts += [Action(ActionKind.DROP_KIND, k) for k in range(3)]
         acts += [Action(ActionKind.STEP, a) for a in range(6)]
         acts += [Action(ActionKind.ENTER_PIT, d) for d in range(2)]
-        acts += [Action(ActionKind.EXIT_PIT, i) for i in range(4)]
+        acts += [Action(ActionKind.EXIT_PIT, i) for i in range(num_openings)]
         acts += [Action(ActionKind.RAM, d) for d in range(3)]
         acts += [Action(ActionKind.LUCK, i) for i in range(2)]
         acts += [Action(ActionKind.USE_GADGET, i) for i in range(len(decks.gadgets))]

@@ -197,6 +197,7 @@ class RulesConfig:
     four_opening_pit: bool
     win_reward: float
     mph_per_hazard_card: int
+    max_drops: int
     curve_inward_cards: int
     min_players: int = 2
     max_players: int = 6

@@ -50,7 +50,7 @@ class Game:
             )
         if rules.four_opening_pit and {o.side for o in self.track.openings} != {"A", "B"}:
             raise ConfigError("the four-opening pit needs openings on both sides (A and B)")
-        self.codec = ActionCodec(rules, self.decks)
+        self.codec = ActionCodec(rules, self.decks, len(self.track.openings))
         self.gadget_index = {g.effect: i for i, g in enumerate(self.decks.gadgets)}
         n = rules.num_players
         per_turn = 4 * (rules.turbo_speed_cap // rules.speed_per_square) + 64

@@ -711,7 +711,7 @@ class State:
         t = self.turn
         assert t is not None
         k = t["drop_kind"]
-        if k < 0 or t["drops"] >= 2 or car.chips[k] <= 0 or car.square in self.track_chips:
+        if k < 0 or t["drops"] >= self.game.rules.max_drops or car.chips[k] <= 0 or car.square in self.track_chips:
             return False, False
         return True, t["drops"] == 0 and remaining <= 1
 
