@@ -8,7 +8,7 @@ small integer argument. :class:`ActionCodec` numbers all actions of a game, with
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lunatix_env.rules.config import NUMBERED_GADGETS, Decks, HazardEffect, RulesConfig
 
@@ -63,9 +63,8 @@ class ActionKind(enum.IntEnum):
     TURN_AROUND = 20  # arg: 0 U-turn, 1 bootlegger
 
 
-@dataclass(frozen=True, order=True)
-class Action:
-    """One action: a kind and its argument."""
+class Action(NamedTuple):
+    """One action: a kind and its argument (a tuple, so hashing and equality run in C)."""
 
     kind: ActionKind
     arg: int = 0
@@ -90,6 +89,11 @@ class Action:
 
 
 NOOP = Action(ActionKind.NOOP)
+#: prebuilt actions of the hot decisions (building a NamedTuple runs Python code)
+STEP_ACTIONS = tuple(Action(ActionKind.STEP, i) for i in range(6))
+ENTER_PIT_ACTIONS = (Action(ActionKind.ENTER_PIT, 0), Action(ActionKind.ENTER_PIT, 1))
+RAM_ACTIONS = tuple(Action(ActionKind.RAM, d) for d in range(3))
+CARD_ACTIONS = tuple(Action(ActionKind.CARD, int(c)) for c in Card)
 
 
 def chip_mixes(rules: RulesConfig) -> tuple[tuple[int, int, int], ...]:

@@ -21,6 +21,8 @@ DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
 class HazardEffect(enum.Enum):
     """What a hazard card does when applied."""
 
+    __hash__ = object.__hash__  # members are singletons; C-level hashing is faster
+
     DAMAGE = "damage"
     SKID = "skid"
     BRAKE = "brake"
@@ -32,6 +34,8 @@ class HazardEffect(enum.Enum):
 class Lunacy(enum.Enum):
     """Kept lunacies and the card restriction each imposes."""
 
+    __hash__ = object.__hash__  # members are singletons; C-level hashing is faster
+
     ROAD_RAGE = "road_rage"
     LEAD_FOOT = "lead_foot"
     SPEED_FREAK = "speed_freak"
@@ -42,6 +46,8 @@ class Lunacy(enum.Enum):
 
 class GadgetEffect(enum.Enum):
     """The ten gadget effects; numbered ones are played as action cards."""
+
+    __hash__ = object.__hash__  # members are singletons; C-level hashing is faster
 
     CHARGER = "charger"
     ROCKET = "rocket"

@@ -16,7 +16,7 @@ from lunatix_env.rules.config import (
     load_decks,
     load_rules,
 )
-from lunatix_env.rules.state import State
+from lunatix_env.rules.state import DIR_SLOTS, State
 from lunatix_env.rules.track import Track, load_track
 from tabletop.config import from_mapping, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError
@@ -52,6 +52,24 @@ class Game:
             raise ConfigError("the four-opening pit needs openings on both sides (A and B)")
         self.codec = ActionCodec(rules, self.decks, len(self.track.openings))
         self.gadget_index = {g.effect: i for i, g in enumerate(self.decks.gadgets)}
+        tr = self.track
+        #: ahead[facing][square]: ((direction, square), ...) for the existing squares ahead
+        self.ahead = tuple(
+            tuple(
+                tuple((d, nb[slot]) for d, slot in enumerate(DIR_SLOTS[facing])
+                      if nb[slot] is not None)
+                for nb in tr.neighbours[facing]
+            )
+            for facing in (0, 1)
+        )
+        #: the largest along-track distance one step can cover (bounds ram searches)
+        self.max_step_ds = max(
+            abs(tr.wrap(tr.s[nb] - tr.s[sq]))
+            for sq in range(tr.num_squares)
+            for nbs in (tr.neighbours[0][sq], tr.neighbours[1][sq])
+            for nb in nbs
+            if nb is not None
+        )
         n = rules.num_players
         per_turn = 4 * (rules.turbo_speed_cap // rules.speed_per_square) + 64
         self.info = GameInfo(

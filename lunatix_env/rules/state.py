@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lunatix_env.rules.actions import Action, ActionKind, Card, ShopItem
+from lunatix_env.rules.actions import (
+    CARD_ACTIONS,
+    ENTER_PIT_ACTIONS,
+    RAM_ACTIONS,
+    STEP_ACTIONS,
+    Action,
+    ActionKind,
+    Card,
+    ShopItem,
+)
 from lunatix_env.rules.config import GadgetEffect, HazardEffect, Lunacy
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.protocol import sample_discrete
@@ -176,6 +185,7 @@ class State:
         self.outcome = Outcome.IN_PROGRESS
         self.winner: int | None = None
         self._legal: dict[int, list[Action]] = {}
+        self._chance_cache: list[tuple[int, float]] | None = None
         self._run()
 
     # ------------------------------------------------------------------ protocol: queries
@@ -228,6 +238,12 @@ class State:
     # ------------------------------------------------------------------ chance
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The pending chance event's outcomes with their exact probabilities."""
+        cached = self._chance_cache
+        if cached is None:
+            cached = self._chance_cache = self._compute_chance_outcomes()
+        return list(cached)
+
+    def _compute_chance_outcomes(self) -> list[tuple[int, float]]:
         ch = self.chance
         if ch is None:
             raise InvalidStateError("chance_outcomes called when no chance event is pending")
@@ -246,21 +262,24 @@ class State:
 
     def sample_chance(self, rng: np.random.Generator) -> int:
         """One outcome of the pending chance event, drawn with ``rng`` (not applied)."""
-        return sample_discrete(self.chance_outcomes(), rng)
+        if self._chance_cache is None:
+            self._chance_cache = self._compute_chance_outcomes()
+        return sample_discrete(self._chance_cache, rng)
 
     def apply_chance(self, outcome: int) -> None:
         """Apply a chance outcome (one of ``chance_outcomes()``)."""
         if self.chance is None:
             raise IllegalActionError("apply_chance called when no chance event is pending")
         valid = [o for o, p in self.chance_outcomes() if p > 0]
-        if outcome not in valid:
+        if isinstance(outcome, bool) or outcome not in valid:
             raise IllegalActionError(
                 f"chance outcome {outcome!r} is not possible for {self.chance['kind']}; "
                 f"possible: {valid}"
             )
         ch, self.chance = self.chance, None
         self._legal = {}
-        getattr(self, "_c_" + ch["kind"])(ch, int(outcome))
+        self._chance_cache = None
+        _CHANCE[ch["kind"]](self, ch, int(outcome))
         self._run()
 
     def _free_dots(self) -> list[int]:
@@ -305,13 +324,23 @@ class State:
                 "no decision is pending: "
                 + ("the game is over" if self.is_terminal() else "a chance event is pending")
             )
-        acts = {int(s): self.game.as_action(a) for s, a in actions.items()}
-        if sorted(acts) != sorted(players):
+        as_action = self.game.as_action
+        try:
+            acts = {int(s): (a if type(a) is Action else as_action(a))
+                    for s, a in actions.items()}
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, IllegalActionError):
+                raise
+            raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
+        if len(acts) != len(players) or (
+            len(players) > 1 and sorted(acts) != sorted(players)) or players[0] not in acts:
             raise IllegalActionError(
                 f"actions given for seats {sorted(acts)}, but the deciders are {list(players)}"
             )
         for seat, a in acts.items():
-            legal = self.legal_actions(seat)
+            legal = self._legal.get(seat)
+            if legal is None:
+                legal = self._legal[seat] = self._compute_legal(seat)
             if a not in legal:
                 raise IllegalActionError(
                     f"{a} is not legal for seat {seat} at {self.decision['kind']}; "
@@ -319,23 +348,24 @@ class State:
                 )
         d, self.decision = self.decision, None
         self._legal = {}
-        getattr(self, "_d_" + d["kind"])(d, acts)
+        _DECIDE[d["kind"]](self, d, acts)
         self._run()
 
     # ------------------------------------------------------------------ the machine
     def _run(self) -> None:
         tasks = self.tasks
-        while self.decision is None and self.chance is None and not self.is_terminal():
+        running = Outcome.IN_PROGRESS
+        while self.decision is None and self.chance is None and self.outcome is running:
             if not tasks:
                 raise InvalidStateError("the game has no pending work but is not over")
             task = tasks.pop()
-            getattr(self, "_t_" + task[0])(*task[1:])
+            _TASKS[task[0]](self, *task[1:])
 
     def _push(self, *task: Any) -> None:
         self.tasks.append(task)
 
     def _ask(self, kind: DecisionKind, seat: int, **ctx: Any) -> None:
-        self.decision = {"kind": kind.value, "seat": seat, **ctx}
+        self.decision = {"kind": kind._value_, "seat": seat, **ctx}
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         self.outcome = outcome
@@ -347,7 +377,7 @@ class State:
 
     # ------------------------------------------------------------------ setup
     def _t_deal_dot(self, seat: int) -> None:
-        self.chance = {"kind": ChanceKind.START_DOT.value, "seat": seat}
+        self.chance = {"kind": ChanceKind.START_DOT._value_, "seat": seat}
 
     def _c_start_dot(self, ch: dict, dot: int) -> None:
         car = self.cars[ch["seat"]]
@@ -356,7 +386,7 @@ class State:
         car.u = car.best_u = self.game.track.wrap(self.game.track.s[sq])
 
     def _t_chip_mix(self) -> None:
-        self.decision = {"kind": DecisionKind.CHIP_MIX.value, "seats": list(range(len(self.cars)))}
+        self.decision = {"kind": "chip_mix", "seats": list(range(len(self.cars)))}
 
     def _d_chip_mix(self, d: dict, acts: dict[int, Action]) -> None:
         for seat in sorted(acts):
@@ -380,7 +410,7 @@ class State:
         self.round += 1
         self.cards = [None] * len(self.cars)
         self.order = []
-        self.decision = {"kind": DecisionKind.CARD.value, "seats": live}
+        self.decision = {"kind": DecisionKind.CARD._value_, "seats": live}
 
     def _d_card(self, d: dict, acts: dict[int, Action]) -> None:
         g = self.game
@@ -434,26 +464,26 @@ class State:
             ):
                 gadget_cards.append(Action(ActionKind.PLAY_GADGET, gi))
         if car.in_pit:
-            return [Action(ActionKind.CARD, Card.ACCELERATE), *gadget_cards]
+            return [CARD_ACTIONS[Card.ACCELERATE], *gadget_cards]
         out: list[Action] = []
         ram_ok = Lunacy.CHICKEN not in luns and self._ram_reachable(
             car, car.square, self._steps(car.speed)
         )
         if ram_ok:
-            out.append(Action(ActionKind.CARD, Card.RAM))
+            out.append(CARD_ACTIONS[Card.RAM])
         if ram_ok and Lunacy.ROAD_RAGE in luns:
             return out + [a for a in gadget_cards if self._is_battering(a)]
         if car.speed > 0 and Lunacy.LEAD_FOOT not in luns:
-            out.append(Action(ActionKind.CARD, Card.BRAKE))
+            out.append(CARD_ACTIONS[Card.BRAKE])
         if (
             sum(car.chips) > 0
             and car.speed >= g.rules.speed_per_square
             and Lunacy.HOARDER not in luns
         ):
-            out.append(Action(ActionKind.CARD, Card.DROP))
-        out.append(Action(ActionKind.CARD, Card.ACCELERATE))
+            out.append(CARD_ACTIONS[Card.DROP])
+        out.append(CARD_ACTIONS[Card.ACCELERATE])
         if g.rules.turn_around.enabled and self._turn_around_options(car, for_card=True):
-            out.append(Action(ActionKind.CARD, Card.TURN_AROUND))
+            out.append(CARD_ACTIONS[Card.TURN_AROUND])
         return out + gadget_cards
 
     def _is_battering(self, a: Action) -> bool:
@@ -485,9 +515,7 @@ class State:
     def _ram_targets(self, car: Car, square: int, occ: dict[int, int]) -> list[tuple[int, int]]:
         """(direction, target seat) of the eligible ram targets from ``square``."""
         out = []
-        for d, sq in enumerate(self._ahead(square, car.facing)):
-            if sq is None:
-                continue
+        for d, sq in self.game.ahead[car.facing][square]:
             other = occ.get(sq)
             if other is not None and other != car.seat and not self.cars[other].out:
                 out.append((d, other))
@@ -495,20 +523,30 @@ class State:
 
     def _moves_from(self, car: Car, square: int, occ: dict[int, int]) -> list[tuple[int, int]]:
         """(direction, square) of the free squares ahead, with Tunnel Vision applied."""
-        ahead = self._ahead(square, car.facing)
-        free = [(d, sq) for d, sq in enumerate(ahead) if sq is not None and sq not in occ]
-        if Lunacy.TUNNEL_VISION in self._lunacies(car) and any(d == FORWARD for d, _ in free):
+        free = [(d, sq) for d, sq in self.game.ahead[car.facing][square] if sq not in occ]
+        if (car.lunacies and Lunacy.TUNNEL_VISION in self._lunacies(car)
+                and any(d == FORWARD for d, _ in free)):
             return [(d, sq) for d, sq in free if d == FORWARD]
         return free
 
     def _ram_reachable(self, car: Car, square: int, steps: int) -> bool:
         """Whether some square within ``steps`` free steps of ``square`` has a ram target."""
+        tr = self.game.track
+        reach = (steps + 1) * self.game.max_step_ds + 1e-6
+        sign = 1.0 if car.facing == 0 else -1.0
+        s0 = tr.s[square]
+        if not any(
+            0.0 < sign * tr.wrap(tr.s[c.square] - s0) <= reach
+            for c in self.cars
+            if c is not car and not c.out and not c.in_pit and c.square >= 0
+        ):
+            return False  # no live car close enough ahead: skip the search
         occ = self._occupied()
         occ.pop(car.square, None)
         frontier = {square}
         seen = set(frontier)
         for depth in range(steps + 1):
-            for sq in sorted(frontier):
+            for sq in frontier:
                 if self._ram_targets(car, sq, occ):
                     return True
             if depth == steps:
@@ -603,7 +641,7 @@ class State:
     def _compute_legal(self, seat: int) -> list[Action]:
         d = self.decision
         assert d is not None
-        kind = DecisionKind(d["kind"])
+        kind = _DECISION_KINDS[d["kind"]]
         car = self.cars[seat]
         r = self.game.rules
         A = Action
@@ -629,7 +667,7 @@ class State:
             return self._step_actions(car)
         if kind is DecisionKind.RAM:
             occ = self._occupied()
-            return [A(ActionKind.RAM, dd) for dd, _ in self._ram_targets(car, car.square, occ)]
+            return [RAM_ACTIONS[dd] for dd, _ in self._ram_targets(car, car.square, occ)]
         if kind is DecisionKind.LUCK:
             out = [A(ActionKind.LUCK, 0)]
             if car.luck > 0:
@@ -665,45 +703,44 @@ class State:
         assert t is not None
         occ = self._occupied()
         remaining = self._remaining(car)
-        rocket = t["rocket"]
-        if rocket:
+        if t["rocket"]:
             memo: dict[tuple[int, int], bool] = {}
             occ_others = {sq: s for sq, s in occ.items() if s != car.seat}
             moves = [
-                (dd, sq) for dd, sq in enumerate(self._ahead(car.square, car.facing))
-                if sq is not None and self._can_land(car, sq, remaining - 1, occ_others, memo)
+                (dd, sq) for dd, sq in self.game.ahead[car.facing][car.square]
+                if self._can_land(car, sq, remaining - 1, occ_others, memo)
             ]
         else:
             moves = self._moves_from(car, car.square, occ)
-        pit = self._pit_entry_allowed(car, car.square)
-        rams = self._ram_targets(car, car.square, occ) if t["ram"] == 1 else []
-        if t["ram"] == 1 and not rams:
-            # stay on course for the obligatory ram when that is still possible
-            keep = [(dd, sq) for dd, sq in moves
-                    if self._ram_reachable(car, sq, remaining - 1)]
-            if keep:
-                moves, pit = keep, False
-        elif t["ram"] == 1 and rams:
+        pit = car.square in self.game.track.opening_at and self._pit_entry_allowed(
+            car, car.square)
+        rams: list[tuple[int, int]] = []
+        if t["ram"] == 1:
+            rams = self._ram_targets(car, car.square, occ)
+            # stay on course for the obligatory ram while that is still possible
             keep = [(dd, sq) for dd, sq in moves if self._ram_reachable(car, sq, remaining - 1)]
-            moves, pit = keep, False
+            if keep or rams:
+                moves, pit = keep, False
         out: list[Action] = []
-        drop_ok, must_drop = self._drop_status(car, remaining)
+        drop_ok, must_drop = (
+            self._drop_status(car, remaining) if t["drop_kind"] >= 0 else (False, False)
+        )
         for dd, _sq in moves:
             if not must_drop:
-                out.append(Action(ActionKind.STEP, dd * 2))
+                out.append(STEP_ACTIONS[dd * 2])
             if drop_ok:
-                out.append(Action(ActionKind.STEP, dd * 2 + 1))
+                out.append(STEP_ACTIONS[dd * 2 + 1])
         if pit:
             if not must_drop:
-                out.append(Action(ActionKind.ENTER_PIT, 0))
+                out.append(ENTER_PIT_ACTIONS[0])
             if drop_ok:
-                out.append(Action(ActionKind.ENTER_PIT, 1))
-        out += [Action(ActionKind.RAM, dd) for dd, _ in rams]
+                out.append(ENTER_PIT_ACTIONS[1])
+        if rams:
+            out += [RAM_ACTIONS[dd] for dd, _ in rams]
         if not out:
             # blocked on every side: rear-end ram one of the blockers (involuntary ram)
-            ahead = self._ahead(car.square, car.facing)
-            out = [Action(ActionKind.RAM, dd) for dd, sq in enumerate(ahead)
-                   if sq is not None and sq in occ]
+            out = [RAM_ACTIONS[dd] for dd, sq in self.game.ahead[car.facing][car.square]
+                   if sq in occ]
         return out
 
     def _drop_status(self, car: Car, remaining: int) -> tuple[bool, bool]:
@@ -711,7 +748,8 @@ class State:
         t = self.turn
         assert t is not None
         k = t["drop_kind"]
-        if k < 0 or t["drops"] >= self.game.rules.max_drops or car.chips[k] <= 0 or car.square in self.track_chips:
+        if (k < 0 or t["drops"] >= self.game.rules.max_drops or car.chips[k] <= 0
+                or car.square in self.track_chips):
             return False, False
         return True, t["drops"] == 0 and remaining <= 1
 
@@ -854,7 +892,7 @@ class State:
     def _remaining(self, car: Car) -> int:
         t = self.turn
         assert t is not None
-        rem = self._steps(car.speed) - t["steps"]
+        rem = car.speed // self.game.rules.speed_per_square - t["steps"]
         if t["rocket"] and self.occupant_other(car) is not None:
             rem = max(rem, 1)  # a rocket car never stops on top of another car
         return rem
@@ -921,7 +959,7 @@ class State:
         if self.is_terminal():
             return
         # entering a square: curve hazards first (at the entry speed), then its chip
-        if not t["rocket"]:
+        if not t["rocket"] and new in self.track_chips:
             self._push("chip", seat, new)
         tr = self.game.track
         cur = tr.curve[new]
@@ -1027,7 +1065,7 @@ class State:
 
     def _t_gadget_draw(self, seat: int) -> None:
         if self.gadget_top:
-            self.chance = {"kind": ChanceKind.GADGET.value, "seat": seat}
+            self.chance = {"kind": ChanceKind.GADGET._value_, "seat": seat}
         elif self.gadget_bottom:
             self.offer.append(self.gadget_bottom.pop(0)[0])
 
@@ -1134,7 +1172,7 @@ class State:
                 self.hazard_deck[i] += n
                 self.hazard_discard[i] = 0
         if any(self.hazard_deck):
-            self.chance = {"kind": ChanceKind.HAZARD.value, "seat": seat}
+            self.chance = {"kind": ChanceKind.HAZARD._value_, "seat": seat}
 
     def _c_hazard(self, ch: dict, card: int) -> None:
         seat = ch["seat"]
@@ -1251,7 +1289,7 @@ class State:
 
     def _t_damage(self, seat: int, dice: int) -> None:
         if dice > 0 and not self.cars[seat].out:
-            self.chance = {"kind": ChanceKind.DICE.value, "seat": seat, "n": dice}
+            self.chance = {"kind": ChanceKind.DICE._value_, "seat": seat, "n": dice}
 
     def _c_dice(self, ch: dict, hits: int) -> None:
         seat = ch["seat"]
@@ -1299,7 +1337,7 @@ class State:
             for i, n in enumerate(self.turbo_discard):
                 self.turbo_deck[i] += n
                 self.turbo_discard[i] = 0
-        self.chance = {"kind": ChanceKind.TURBO.value, "seat": seat}
+        self.chance = {"kind": ChanceKind.TURBO._value_, "seat": seat}
 
     def _c_turbo(self, ch: dict, card: int) -> None:
         seat = ch["seat"]
@@ -1366,6 +1404,7 @@ class State:
         s.outcome = self.outcome
         s.winner = self.winner
         s._legal = {}
+        s._chance_cache = self._chance_cache
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -1425,3 +1464,9 @@ def _between(a: int, b: int) -> list[int]:
 def _counts_distribution(counts: list[int]) -> list[tuple[int, float]]:
     total = sum(counts)
     return [(i, n / total) for i, n in enumerate(counts) if n > 0]
+
+
+_TASKS = {name[3:]: fn for name, fn in vars(State).items() if name.startswith("_t_")}
+_DECIDE = {name[3:]: fn for name, fn in vars(State).items() if name.startswith("_d_")}
+_CHANCE = {name[3:]: fn for name, fn in vars(State).items() if name.startswith("_c_")}
+_DECISION_KINDS = {k.value: k for k in DecisionKind}
