@@ -12,6 +12,8 @@ from lunatix_env.rules import Action, ActionKind, Card, Game, State
 
 A = Action
 K = ActionKind
+#: squares within this many middle-lane squares before the line count as pre-start
+BEHIND_LINE = 6.0
 
 
 def game(**overrides: object) -> Game:
@@ -44,13 +46,19 @@ def mix_index(g: Game, tacks: int, oil: int, glue: int) -> int:
 
 def put(s: State, seat: int, square: int, speed: int | None = None,
         max_speed: int | None = None, facing: int = 0, laps: int = 0) -> None:
-    """Place ``seat``'s car on ``square`` (progress consistent), optionally set speeds."""
+    """Place ``seat``'s car on ``square``, optionally set speeds.
+
+    Progress: ``laps`` whole laps plus the square's ``s``; with ``laps=0`` a square in the
+    last ``BEHIND_LINE`` squares before the line counts as not yet across the start line.
+    """
     car = s.cars[seat]
     tr = s.game.track
     car.square = square
     car.in_pit = False
     car.facing = facing
-    car.u = tr.s[square] + laps * tr.length if laps else tr.wrap(tr.s[square])
+    # before the line's last rows a car counts as not having crossed the line yet
+    behind_line = laps == 0 and tr.s[square] > tr.length - BEHIND_LINE
+    car.u = tr.s[square] - tr.length if behind_line else tr.s[square] + laps * tr.length
     car.best_u = car.u
     if speed is not None:
         car.speed = speed
