@@ -1,8 +1,10 @@
 """What one seat may know: the structured observation behind the env encoders.
 
 Hidden from a seat: other players' gadgets in hand (only their count shows), the content
-of the gadget deck's unordered top, cards other players put at the bottom, and another
-player's gadget offer. Everything else on the table is public.
+of the gadget deck's unordered top, cards other players put at the bottom, another
+player's gadget offer, and the details of another player's decision when the decision
+exists only because of a held gadget (shown as kind ``private``). Everything else on the
+table is public. That some seat is deciding at all stays visible, as at a real table.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ def observe(state: State, seat: int) -> dict[str, Any]:
     decision = None
     if state.decision is not None:
         decision = dict(state.decision)
-        if decision.get("seat", seat) != seat:
-            decision.pop("gadget", None)  # which gadget is offered would reveal the hand
+        other = decision.get("seat", seat)
+        if other != seat and _reveals_hand(state, decision):
+            decision = {"kind": "private", "seat": other}
     own_bottom = [e[0] if e[1] == seat else None for e in state.gadget_bottom]
     return {
         "seat": seat,
@@ -67,3 +70,19 @@ def observe(state: State, seat: int) -> dict[str, Any]:
         "outcome": state.outcome.value,
         "winner": state.winner,
     }
+
+
+#: decisions that arise only because the decider holds a particular gadget
+PRIVATE_DECISIONS = ("protect", "gadget", "keep_gadget", "discard_gadget")
+
+
+def _reveals_hand(state: State, decision: dict[str, Any]) -> bool:
+    """Whether showing ``decision`` to another seat would reveal the decider's gadgets.
+
+    Luck decisions are public while the decider has luck chips; with none left, the
+    decision can only come from a held Fuzzy Dice.
+    """
+    kind = decision["kind"]
+    if kind == "luck":
+        return state.cars[decision["seat"]].luck == 0
+    return kind in PRIVATE_DECISIONS

@@ -104,8 +104,6 @@ def _car(game: Game, d: Any, seat: int) -> Car:
         raise _err(path, "best_u is below u")
     if c.in_pit and c.pit_opening < 0:
         raise _err(path, "a car in the pit needs its entry opening")
-    if c.speed > c.max_speed and not c.out and c.speed > r.max_speed:
-        pass  # turbo turns may exceed max speed; bounded by turbo_speed_cap above
     if len(c.gadgets) > r.gadget_hand_limit + 1:
         raise _err(path, f"holds {len(c.gadgets)} gadgets")
     return c
@@ -187,6 +185,11 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
     if (s.outcome is Outcome.WIN) != (s.winner is not None):
         raise _err("winner", "a winner goes with outcome 'win' and only with it")
+    for c in s.cars:
+        turbo = s.turn is not None and s.turn["seat"] == c.seat and s.turn["ignore_max"]
+        if c.speed > c.max_speed and not turbo:
+            raise _err(f"cars[{c.seat}].speed", f"{c.speed} exceeds max speed {c.max_speed} "
+                       "outside a turbo or rocket turn")
     _check_conservation(game, s)
     _check_positions(game, s)
     pending = (s.decision is not None) + (s.chance is not None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -524,10 +524,16 @@ class State:
     def _moves_from(self, car: Car, square: int, occ: dict[int, int]) -> list[tuple[int, int]]:
         """(direction, square) of the free squares ahead, with Tunnel Vision applied."""
         free = [(d, sq) for d, sq in self.game.ahead[car.facing][square] if sq not in occ]
-        if (car.lunacies and Lunacy.TUNNEL_VISION in self._lunacies(car)
-                and any(d == FORWARD for d, _ in free)):
-            return [(d, sq) for d, sq in free if d == FORWARD]
-        return free
+        return self._tunnel_vision(car, free, occ) if car.lunacies else free
+
+    def _tunnel_vision(self, car: Car, moves: Sequence[tuple[int, int]],
+                       occ: dict[int, int]) -> list[tuple[int, int]]:
+        """Tunnel Vision: lane changes only when the square straight ahead is blocked."""
+        if car.lunacies and Lunacy.TUNNEL_VISION in self._lunacies(car):
+            straight = [(d, sq) for d, sq in moves if d == FORWARD and sq not in occ]
+            if straight:
+                return straight
+        return list(moves)
 
     def _ram_reachable(self, car: Car, square: int, steps: int) -> bool:
         """Whether some square within ``steps`` free steps of ``square`` has a ram target."""
@@ -707,7 +713,8 @@ class State:
             memo: dict[tuple[int, int], bool] = {}
             occ_others = {sq: s for sq, s in occ.items() if s != car.seat}
             moves = [
-                (dd, sq) for dd, sq in self.game.ahead[car.facing][car.square]
+                (dd, sq) for dd, sq in self._tunnel_vision(car, self.game.ahead[car.facing][
+                    car.square], occ_others)
                 if self._can_land(car, sq, remaining - 1, occ_others, memo)
             ]
         else:
