@@ -64,7 +64,7 @@ def put(s: State, seat: int, square: int, speed: int | None = None,
         car.speed = speed
     if max_speed is not None:
         car.max_speed = max_speed
-    s._legal = {}
+    touched(s)
 
 
 def park(s: State, seat: int, square: int) -> None:
@@ -120,5 +120,11 @@ def give_gadget(s: State, seat: int, name: str) -> int:
     s.gadget_top.remove(gi)
     s.cars[seat].gadgets.append(gi)
     s.cars[seat].gadgets.sort()
-    s._legal = {}
+    touched(s)
     return gi
+
+
+def touched(s: State) -> None:
+    """Drop the state's caches after a test poked its fields directly."""
+    s._legal = {}
+    s._chance_cache = None

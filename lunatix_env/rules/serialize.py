@@ -131,6 +131,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s = State.__new__(State)
     s.game = game
     s._legal = {}
+    s._chance_cache = None
     seed = _get(data, "seed", "")
     if seed is not None:
         _int(seed, "seed")
@@ -157,6 +158,9 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if not isinstance(bottom, list):
         raise _err("gadget_bottom", "expected a list")
     s.gadget_bottom = [_ints(e, f"gadget_bottom[{i}]", 2, 0) for i, e in enumerate(bottom)]
+    for i, (gi, owner) in enumerate(s.gadget_bottom):
+        if gi >= ng or owner >= n:
+            raise _err(f"gadget_bottom[{i}]", f"gadget {gi} / seat {owner} out of range")
     s.offer = _ints(_get(data, "offer", ""), "offer", None, 0, ng - 1)
     s.supply = _ints(_get(data, "supply", ""), "supply", 3, 0)
     chips = _get(data, "track_chips", "")
@@ -173,7 +177,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if not isinstance(batches, list):
         raise _err("batches", "expected a list")
     s.batches = [_ints(b, f"batches[{i}]", None, 0, nh - 1) for i, b in enumerate(batches)]
-    s.tasks = _tasks(_get(data, "tasks", ""))
+    s.tasks = _tasks(_get(data, "tasks", ""), n)
     s.decision = _decision(_get(data, "decision", ""), n)
     s.chance = _chance(_get(data, "chance", ""), n)
     s.turn = _turn(_get(data, "turn", ""), n)
@@ -185,6 +189,13 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
     if (s.outcome is Outcome.WIN) != (s.winner is not None):
         raise _err("winner", "a winner goes with outcome 'win' and only with it")
+    undealt = {t[1] for t in s.tasks if t[0] == "deal_dot"}
+    if s.chance is not None and s.chance["kind"] == "start_dot":
+        undealt.add(s.chance["seat"])
+    for c in s.cars:
+        if (c.square < 0) != (c.seat in undealt):
+            raise _err(f"cars[{c.seat}].square",
+                       "only a car whose start dot is still to be dealt has square -1")
     for c in s.cars:
         turbo = s.turn is not None and s.turn["seat"] == c.seat and s.turn["ignore_max"]
         if c.speed > c.max_speed and not turbo:
@@ -198,7 +209,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     return s
 
 
-def _tasks(v: Any) -> list[tuple]:
+def _tasks(v: Any, n: int) -> list[tuple]:
     if not isinstance(v, list):
         raise _err("tasks", "expected a list")
     out = []
@@ -207,7 +218,10 @@ def _tasks(v: Any) -> list[tuple]:
             raise _err(f"tasks[{i}]", f"unknown task {t!r}")
         if len(t) - 1 != _TASK_ARITY[t[0]]:
             raise _err(f"tasks[{i}]", f"task {t[0]!r} takes {_TASK_ARITY[t[0]]} arguments")
-        out.append((t[0], *_ints(t[1:], f"tasks[{i}]")))
+        args = _ints(t[1:], f"tasks[{i}]")
+        if args and not 0 <= args[0] < n:
+            raise _err(f"tasks[{i}]", f"task {t[0]!r} names seat {args[0]}, not 0..{n - 1}")
+        out.append((t[0], *args))
     return out
 
 
@@ -263,6 +277,9 @@ def _check_conservation(game: Game, s: State) -> None:
         where = s.hazard_deck[i] + s.hazard_discard[i]
         where += sum(b.count(i) for b in s.batches)
         where += sum(c.lunacies.count(i) for c in s.cars)
+        if s.decision is not None and s.decision["kind"] == "gadget" and s.decision.get(
+                "card") == i and card.lunacy is not None:
+            where += 1  # a drawn lunacy while Shrink's Card is being offered against it
         if where != card.count:
             raise _err("hazard_deck", f"{card.name}: {where} cards accounted for, "
                        f"the deck has {card.count}")

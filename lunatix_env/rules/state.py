@@ -270,7 +270,7 @@ class State:
         """Apply a chance outcome (one of ``chance_outcomes()``)."""
         if self.chance is None:
             raise IllegalActionError("apply_chance called when no chance event is pending")
-        valid = [o for o, p in self.chance_outcomes() if p > 0]
+        valid = [o for o, p in self._compute_chance_outcomes() if p > 0]
         if isinstance(outcome, bool) or outcome not in valid:
             raise IllegalActionError(
                 f"chance outcome {outcome!r} is not possible for {self.chance['kind']}; "
@@ -309,10 +309,12 @@ class State:
     def apply_action(self, action: Action | int) -> None:
         """Apply the only decider's action."""
         players = self.current_players()
+        if not players:
+            raise IllegalActionError(self._no_decision_message())
         if len(players) != 1:
             raise IllegalActionError(
-                f"apply_action needs exactly one decider; deciders now: {list(players)}"
-                + (" (use apply_actions)" if players else "")
+                f"apply_action needs exactly one decider; deciders now: {list(players)} "
+                "(a simultaneous node: use apply_actions)"
             )
         self.apply_actions({players[0]: action})
 
@@ -320,17 +322,16 @@ class State:
         """Apply one action per decider (all deciders at a simultaneous node)."""
         players = self.current_players()
         if not players:
-            raise IllegalActionError(
-                "no decision is pending: "
-                + ("the game is over" if self.is_terminal() else "a chance event is pending")
-            )
+            raise IllegalActionError(self._no_decision_message())
         as_action = self.game.as_action
         try:
             acts = {int(s): (a if type(a) is Action else as_action(a))
                     for s, a in actions.items()}
+        except IllegalActionError as exc:
+            legal = "; ".join(
+                f"seat {p}: " + ", ".join(str(x) for x in self.legal_actions(p)) for p in players)
+            raise IllegalActionError(f"{exc}; legal now: {legal}") from None
         except (TypeError, ValueError) as exc:
-            if isinstance(exc, IllegalActionError):
-                raise
             raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
         if len(acts) != len(players) or (
             len(players) > 1 and sorted(acts) != sorted(players)) or players[0] not in acts:
@@ -351,6 +352,12 @@ class State:
         _DECIDE[d["kind"]](self, d, acts)
         self._run()
 
+    def _no_decision_message(self) -> str:
+        if self.is_terminal():
+            return f"no decision is pending: the game is over ({self.outcome.value})"
+        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
+                "use apply_chance")
+
     # ------------------------------------------------------------------ the machine
     def _run(self) -> None:
         tasks = self.tasks
@@ -368,6 +375,10 @@ class State:
         self.decision = {"kind": kind._value_, "seat": seat, **ctx}
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
+        t = self.turn
+        if t is not None and t["ignore_max"]:  # the end-of-turn clamp of a turbo turn
+            car = self.cars[t["seat"]]
+            car.speed = min(car.speed, car.max_speed)
         self.outcome = outcome
         self.winner = winner
         self.tasks.clear()

@@ -1,0 +1,264 @@
+"""Throughput of the Lunatix Loop engine, side by side with PettingZoo's ``connect_four_v3``.
+
+Three measurements, each for ``--seconds`` of wall-clock time, in one process run:
+
+1. **engine**: seeded random games of the standard four-player ``lunatix_env.rules.Game()``.
+   Chance events are sampled with ``tabletop.protocol.play_chance`` and a seeded
+   ``numpy.random.default_rng``; every deciding seat picks a uniformly random legal action
+   from ``state.legal_actions(seat)``. A *decision* is one ``state.apply_actions`` call (one
+   call covers all seats at a simultaneous node). Reported: decisions/s, chance events/s,
+   games/s.
+2. **connect_four**: ``pettingzoo.classic.connect_four_v3.env()`` played the standard AEC way
+   (``env.agent_iter()``, ``env.last()``, ``env.step``) with uniformly random actions from
+   ``observation["action_mask"]``. A *step* is one ``env.step`` with a move (the ``None``
+   steps of finished agents are timed but not counted). Reported: steps/s, games/s.
+3. **clone**: at every decision point of further seeded random games, the mean time of
+   ``state.clone()`` (over ``--clone-repeats`` calls). Its mean is divided by the mean time of
+   one engine decision from (1), chance events between decisions included.
+
+Targets (from the issue): engine decisions/s >= 5x connect_four steps/s; a clone costs < 5
+decisions. Both are ratios measured on the same machine in the same run.
+
+Usage: ``python bench/bench_lunatix_engine.py [--seconds 10] [--seed 0] [--json out.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+
+from lunatix_env.rules import Game, State  # noqa: E402
+from tabletop.protocol import play_chance  # noqa: E402
+
+ENGINE_TARGET_RATIO = 5.0  # engine decisions/s over connect_four steps/s, at least
+CLONE_TARGET_DECISIONS = 5.0  # clone time in mean decision times, less than
+
+
+@dataclass
+class EngineResult:
+    """Counts and rates of the random-play engine run."""
+
+    seconds: float
+    decisions: int
+    chance_events: int
+    games: int  # games played to the end within the time budget
+    decisions_per_s: float
+    chance_per_s: float
+    games_per_s: float
+    us_per_decision: float  # wall time per decision, chance events between decisions included
+
+
+@dataclass
+class ConnectFourResult:
+    """Counts and rates of the PettingZoo ``connect_four_v3`` run."""
+
+    seconds: float
+    steps: int
+    games: int
+    steps_per_s: float
+    games_per_s: float
+
+
+@dataclass
+class CloneResult:
+    """Cost of ``State.clone()`` at random mid-game states."""
+
+    states: int  # decision points sampled
+    repeats: int  # clones timed per state
+    mean_us: float
+    median_us: float
+    p95_us: float
+    decisions: float  # mean clone time / mean decision time
+
+
+def random_legal_actions(state: State, rng: np.random.Generator) -> dict[int, object]:
+    """A uniformly random legal action for every seat deciding now."""
+    actions = {}
+    for seat in state.current_players():
+        legal = state.legal_actions(seat)
+        actions[seat] = legal[int(rng.integers(len(legal)))]
+    return actions
+
+
+def bench_engine(game: Game, seconds: float, seed: int) -> EngineResult:
+    """Play seeded random games back to back for ``seconds``; count decisions and chance."""
+    rng = np.random.default_rng(seed)
+    decisions = chance = games = 0
+    game_seed = seed
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    while now < deadline:
+        state = game.new_initial_state(game_seed)
+        game_seed += 1
+        while not state.is_terminal() and now < deadline:
+            if state.is_chance_node():
+                play_chance(state, rng)
+                chance += 1
+                continue
+            state.apply_actions(random_legal_actions(state, rng))
+            decisions += 1
+            now = time.perf_counter()
+        games += state.is_terminal()
+        now = time.perf_counter()
+    elapsed = now - start
+    return EngineResult(
+        seconds=elapsed,
+        decisions=decisions,
+        chance_events=chance,
+        games=games,
+        decisions_per_s=decisions / elapsed,
+        chance_per_s=chance / elapsed,
+        games_per_s=games / elapsed,
+        us_per_decision=1e6 * elapsed / max(decisions, 1),
+    )
+
+
+def bench_connect_four(seconds: float, seed: int) -> ConnectFourResult:
+    """Play random masked games of ``connect_four_v3`` (AEC loop) for ``seconds``."""
+    from pettingzoo.classic import connect_four_v3
+
+    rng = np.random.default_rng(seed)
+    env = connect_four_v3.env()
+    steps = games = 0
+    game_seed = seed
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    while now < deadline:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        finished = False
+        for _agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                finished = True
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+        games += finished and not env.agents
+        now = time.perf_counter()
+    env.close()
+    elapsed = now - start
+    return ConnectFourResult(
+        seconds=elapsed,
+        steps=steps,
+        games=games,
+        steps_per_s=steps / elapsed,
+        games_per_s=games / elapsed,
+    )
+
+
+def bench_clone(
+    game: Game, seconds: float, seed: int, repeats: int, us_per_decision: float
+) -> CloneResult:
+    """Time ``state.clone()`` at every decision point of random games for ``seconds``.
+
+    Each sampled state is cloned ``repeats`` times in a row (the per-state mean is kept, so
+    the timer's resolution does not matter); the random games go on from the original state.
+    """
+    rng = np.random.default_rng(seed)
+    per_state_us: list[float] = []
+    game_seed = seed
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_initial_state(game_seed)
+        game_seed += 1
+        while not state.is_terminal() and time.perf_counter() < deadline:
+            if state.is_chance_node():
+                play_chance(state, rng)
+                continue
+            t0 = time.perf_counter()
+            for _ in range(repeats):
+                state.clone()
+            per_state_us.append(1e6 * (time.perf_counter() - t0) / repeats)
+            state.apply_actions(random_legal_actions(state, rng))
+    mean_us = statistics.fmean(per_state_us)
+    return CloneResult(
+        states=len(per_state_us),
+        repeats=repeats,
+        mean_us=mean_us,
+        median_us=statistics.median(per_state_us),
+        p95_us=float(np.percentile(per_state_us, 95)),
+        decisions=mean_us / us_per_decision,
+    )
+
+
+def verdict(ok: bool) -> str:
+    """'ok' or 'BELOW TARGET'."""
+    return "ok" if ok else "BELOW TARGET"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the three measurements, print them, optionally write JSON; returns the results."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall time per measurement")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first game and the rngs")
+    ap.add_argument("--clone-repeats", type=int, default=20, help="clones timed per state")
+    ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    args = ap.parse_args(argv)
+
+    game = Game()
+    print(f"python {platform.python_version()} on {platform.machine()}, "
+          f"{args.seconds:g} s per measurement, seed {args.seed}")
+
+    eng = bench_engine(game, args.seconds, args.seed)
+    print(f"lunatix engine : {eng.decisions_per_s:10,.0f} decisions/s  "
+          f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
+          f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)")
+
+    c4 = bench_connect_four(args.seconds, args.seed)
+    print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
+          f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
+          f"({c4.steps:,} steps, {c4.games} games)")
+
+    ratio = eng.decisions_per_s / c4.steps_per_s
+    print(f"engine/connect_four: {ratio:.2f}x  (target >= {ENGINE_TARGET_RATIO:g}x: "
+          f"{verdict(ratio >= ENGINE_TARGET_RATIO)})")
+
+    cl = bench_clone(game, args.seconds, args.seed, args.clone_repeats, eng.us_per_decision)
+    print(f"clone: mean {cl.mean_us:.2f} us, median {cl.median_us:.2f} us, "
+          f"p95 {cl.p95_us:.2f} us over {cl.states:,} states; "
+          f"one decision {eng.us_per_decision:.2f} us")
+    print(f"clone costs {cl.decisions:.2f} decisions  (target < {CLONE_TARGET_DECISIONS:g}: "
+          f"{verdict(cl.decisions < CLONE_TARGET_DECISIONS)})")
+
+    results = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "seconds": args.seconds,
+        "seed": args.seed,
+        "engine": asdict(eng),
+        "connect_four_v3": asdict(c4),
+        "engine_over_connect_four": ratio,
+        "clone": asdict(cl),
+        "targets": {
+            "engine_over_connect_four_min": ENGINE_TARGET_RATIO,
+            "clone_decisions_max": CLONE_TARGET_DECISIONS,
+            "engine_ok": ratio >= ENGINE_TARGET_RATIO,
+            "clone_ok": cl.decisions < CLONE_TARGET_DECISIONS,
+        },
+    }
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return results
+
+
+if __name__ == "__main__":
+    main()
