@@ -8,9 +8,10 @@ explicitly passed ``numpy.random.Generator``.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -28,6 +29,13 @@ class GameInfo:
     max_game_length: int
     min_utility: float
     max_utility: float
+
+
+class GameOutcome(NamedTuple):
+    """How a game ended: a game-specific enum for why, and the winning seat (or None)."""
+
+    reason: enum.Enum
+    winner: int | None
 
 
 @runtime_checkable
@@ -76,6 +84,10 @@ class State(Protocol):
 
     def returns(self) -> Sequence[float]:
         """Per-seat returns (zero until terminal)."""
+        ...
+
+    def outcome(self) -> GameOutcome:
+        """Why the game ended (an enum) and the winner."""
         ...
 
     def clone(self) -> State:

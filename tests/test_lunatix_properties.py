@@ -169,7 +169,7 @@ def test_round_trip_of_a_game_won_in_the_middle_of_a_turbo_turn() -> None:
     assert (s.cars[0].speed, s.cars[0].max_speed) == (80, 20)
     s.apply_action(A(K.STEP, 2))
     s.apply_action(A(K.STEP, 2))  # crosses the line: third lap, the game is won
-    assert s.outcome is Outcome.WIN and s.winner == 0 and s.laps(0) == 3
+    assert s.outcome().reason is Outcome.WIN and s.winner == 0 and s.laps(0) == 3
     d = s.to_dict()
     back = g.state_from_dict(json.loads(json.dumps(d)))
     assert back.to_dict() == d

@@ -639,7 +639,7 @@ def test_car_wins_the_moment_its_move_completes_the_required_laps_mid_round():
     assert not s.is_terminal()
     act(s, step(FRONT))  # crosses the line with two steps of speed left
     assert s.is_terminal()
-    assert s.outcome is Outcome.WIN and s.winner == 0
+    assert s.outcome().reason is Outcome.WIN and s.winner == 0
     assert s.returns() == [1.0, -0.5, -0.5]
     assert s.cars[1].square == lane_sq(g, 1, 10)  # the later car never acted
     assert s.current_players() == () and not s.is_chance_node()
@@ -653,7 +653,7 @@ def test_round_limit_truncates_the_game_with_zero_returns():
     choose(s, {})
     finish_round_at_zero(s)
     assert s.is_terminal()
-    assert s.outcome is Outcome.TRUNCATED and s.winner is None
+    assert s.outcome().reason is Outcome.TRUNCATED and s.winner is None
     assert s.returns() == [0.0, 0.0]
 
 
@@ -671,7 +671,7 @@ def test_game_ends_at_once_with_zero_returns_when_every_car_is_out():
     act(s, A(K.ACCELERATE, 0), step(FRONT))
     force(s, [1])
     assert s.is_terminal()
-    assert s.outcome is Outcome.ALL_OUT and s.winner is None
+    assert s.outcome().reason is Outcome.ALL_OUT and s.winner is None
     assert s.returns() == [0.0, 0.0]
     assert s.round == 1
 
@@ -702,5 +702,5 @@ def test_a_second_track_file_plays_without_code_changes():
         assert chip_total(s) == list(g.rules.chip_supply)
         for c in s.cars:
             assert 0 <= c.square < g.track.num_squares
-        outcomes.add(s.outcome)
+        outcomes.add(s.outcome().reason)
     assert outcomes <= {Outcome.WIN, Outcome.ALL_OUT, Outcome.TRUNCATED}

@@ -149,11 +149,11 @@ def check_round_trip(s: State, where: str) -> None:
 
 def check_end(s: State, where: str) -> None:
     r = s.game.rules
-    assert s.outcome in TERMINAL, f"{where}: outcome {s.outcome}"
+    assert s.outcome().reason in TERMINAL, f"{where}: outcome {s.outcome().reason}"
     assert 1 <= s.round <= r.round_limit, f"{where}: ended in round {s.round}"
     assert not s.current_players() and not s.is_chance_node(), where
     rets = s.returns()
-    if s.outcome is Outcome.WIN:
+    if s.outcome().reason is Outcome.WIN:
         w = s.winner
         assert w is not None
         assert s.laps(w) >= s.laps_required(w) >= r.laps, (
@@ -164,7 +164,7 @@ def check_end(s: State, where: str) -> None:
         assert rets == [r.win_reward if i == w else -r.win_reward / (n - 1) for i in range(n)]
     else:
         assert s.winner is None and rets == [0.0] * len(s.cars), where
-        if s.outcome is Outcome.ALL_OUT:
+        if s.outcome().reason is Outcome.ALL_OUT:
             assert all(c.out for c in s.cars), f"{where}: all_out with a live car"
         else:
             assert s.round == r.round_limit, f"{where}: truncated in round {s.round}"
@@ -228,7 +228,7 @@ def play_soak_game(index: int, check: bool = True) -> tuple[frozenset[str], Outc
         check_conservation(s, where)
         check_end(s, where)
         check_round_trip(s, where)
-    return frozenset(kinds), s.outcome
+    return frozenset(kinds), s.outcome().reason
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

@@ -67,7 +67,7 @@ def observe(state: State, seat: int) -> dict[str, Any]:
         "gadget_bottom": own_bottom,
         "offer": list(state.offer) if state.turn and state.turn["seat"] == seat else None,
         "supply": list(state.supply),
-        "outcome": state.outcome.value,
+        "outcome": state.status.value,
         "winner": state.winner,
     }
 

@@ -182,12 +182,12 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.chance = _chance(_get(data, "chance", ""), n)
     s.turn = _turn(_get(data, "turn", ""), n)
     try:
-        s.outcome = Outcome(_get(data, "outcome", ""))
+        s.status = Outcome(_get(data, "outcome", ""))
     except ValueError:
         raise _err("outcome", f"unknown outcome {data['outcome']!r}") from None
     winner = _get(data, "winner", "")
     s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
-    if (s.outcome is Outcome.WIN) != (s.winner is not None):
+    if (s.status is Outcome.WIN) != (s.winner is not None):
         raise _err("winner", "a winner goes with outcome 'win' and only with it")
     undealt = {t[1] for t in s.tasks if t[0] == "deal_dot"}
     if s.chance is not None and s.chance["kind"] == "start_dot":

@@ -29,7 +29,7 @@ from lunatix_env.rules.actions import (
 )
 from lunatix_env.rules.config import GadgetEffect, HazardEffect, Lunacy
 from tabletop.errors import IllegalActionError, InvalidStateError
-from tabletop.protocol import sample_discrete
+from tabletop.protocol import GameOutcome, sample_discrete
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
@@ -182,7 +182,7 @@ class State:
         self.decision: dict[str, Any] | None = None
         self.chance: dict[str, Any] | None = None
         self.turn: dict[str, Any] | None = None
-        self.outcome = Outcome.IN_PROGRESS
+        self.status = Outcome.IN_PROGRESS
         self.winner: int | None = None
         self._legal: dict[int, list[Action]] = {}
         self._chance_cache: list[tuple[int, float]] | None = None
@@ -206,7 +206,11 @@ class State:
 
     def is_terminal(self) -> bool:
         """True once the game is won, ended with every car out, or truncated."""
-        return self.outcome is not Outcome.IN_PROGRESS
+        return self.status is not Outcome.IN_PROGRESS
+
+    def outcome(self) -> GameOutcome:
+        """Why the game ended (``Outcome.IN_PROGRESS`` while it goes on) and the winner."""
+        return GameOutcome(self.status, self.winner)
 
     def is_simultaneous_node(self) -> bool:
         """True at the chip-mix and card-reveal decisions."""
@@ -215,7 +219,7 @@ class State:
     def returns(self) -> list[float]:
         """Per-seat returns: +win to the winner, -win/(n-1) to the others; else zeros."""
         n = len(self.cars)
-        if self.outcome is not Outcome.WIN:
+        if self.status is not Outcome.WIN:
             return [0.0] * n
         w = self.game.rules.win_reward
         return [w if s == self.winner else -w / (n - 1) for s in range(n)]
@@ -354,7 +358,7 @@ class State:
 
     def _no_decision_message(self) -> str:
         if self.is_terminal():
-            return f"no decision is pending: the game is over ({self.outcome.value})"
+            return f"no decision is pending: the game is over ({self.status.value})"
         return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
                 "use apply_chance")
 
@@ -362,7 +366,7 @@ class State:
     def _run(self) -> None:
         tasks = self.tasks
         running = Outcome.IN_PROGRESS
-        while self.decision is None and self.chance is None and self.outcome is running:
+        while self.decision is None and self.chance is None and self.status is running:
             if not tasks:
                 raise InvalidStateError("the game has no pending work but is not over")
             task = tasks.pop()
@@ -379,7 +383,7 @@ class State:
         if t is not None and t["ignore_max"]:  # the end-of-turn clamp of a turbo turn
             car = self.cars[t["seat"]]
             car.speed = min(car.speed, car.max_speed)
-        self.outcome = outcome
+        self.status = outcome
         self.winner = winner
         self.tasks.clear()
         self.decision = None
@@ -1419,7 +1423,7 @@ class State:
             s.decision["seats"] = list(s.decision["seats"])
         s.chance = None if self.chance is None else dict(self.chance)
         s.turn = None if self.turn is None else dict(self.turn)
-        s.outcome = self.outcome
+        s.status = self.status
         s.winner = self.winner
         s._legal = {}
         s._chance_cache = self._chance_cache
@@ -1451,7 +1455,7 @@ class State:
             "decision": _plain(self.decision),
             "chance": _plain(self.chance),
             "turn": _plain(self.turn),
-            "outcome": self.outcome.value,
+            "outcome": self.status.value,
             "winner": self.winner,
         }
 

@@ -40,7 +40,7 @@ def state_to_text(state: State) -> str:
     pit = [str(c.seat) for c in sorted(state.cars, key=lambda c: c.pit_order) if c.in_pit]
     head = f"{tr.name}  round {state.round}/{g.rules.round_limit}"
     if state.is_terminal():
-        head += f"  {state.outcome.value}" + (
+        head += f"  {state.status.value}" + (
             f" (player_{state.winner})" if state.winner is not None else "")
     elif state.decision is not None:
         who = ",".join(f"player_{s}" for s in state.current_players())
