@@ -324,6 +324,18 @@ class State:
 
     def apply_actions(self, actions: Mapping[int, Action | int]) -> None:
         """Apply one action per decider (all deciders at a simultaneous node)."""
+        d = self.decision
+        if d is not None and len(actions) == 1 and "seat" in d:
+            # fast path: one sequential decider with a legal Action
+            seat = d["seat"]
+            a = actions.get(seat)
+            legal = self._legal.get(seat)
+            if type(a) is Action and legal is not None and a in legal:
+                self.decision = None
+                self._legal = {}
+                _DECIDE[d["kind"]](self, d, {seat: a})
+                self._run()
+                return
         players = self.current_players()
         if not players:
             raise IllegalActionError(self._no_decision_message())
@@ -1001,7 +1013,8 @@ class State:
         car.square = square
         if car.u > car.best_u:
             car.best_u = car.u
-            if self.laps(car.seat) >= self.laps_required(car.seat):
+            # laps(seat) >= laps_required(seat), without the function calls (hot path)
+            if car.u + 1e-9 >= (self.game.rules.laps + car.owed) * tr.length:
                 self._end(Outcome.WIN, car.seat)
 
     def _ram(self, car: Car, direction: int) -> None:
