@@ -1,1 +1,23 @@
-"""Lunatix Loop: the rules engine (``lunatix_env.rules``); PettingZoo envs arrive next."""
+"""Lunatix Loop: the rules engine (``lunatix_env.rules``) and its environments.
+
+``lunatix_env.env()``, ``parallel_env()``, ``raw_env`` and ``single_agent_env()`` are
+loaded lazily from :mod:`lunatix_env.envs`, so that importing the rules engine alone never
+imports gymnasium or pettingzoo.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "LunatixParallelEnv",
+              "LunatixSingleAgentEnv", "register_envs", "ENV_ID", "ENV_NAME")
+
+__all__ = list(_ENV_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ENV_NAMES:
+        from lunatix_env import envs
+
+        return getattr(envs, name)
+    raise AttributeError(f"module 'lunatix_env' has no attribute {name!r}")

@@ -1,0 +1,148 @@
+"""A generic PettingZoo AEC env over any :class:`~tabletop.env_core.GameAdapter`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+
+
+def agent_name(seat: int) -> str:
+    """``player_<seat>``."""
+    return f"player_{seat}"
+
+
+def observation_space_for(adapter: GameAdapter) -> spaces.Dict:
+    """``{"observation": Box, "action_mask": Box(int8)}`` for one agent."""
+    return spaces.Dict({
+        "observation": spaces.Box(-1.0, 1.0, (adapter.observation_size(),), np.float32),
+        "action_mask": spaces.Box(0, 1, (adapter.num_actions,), np.int8),
+    })
+
+
+class RenderMixin:
+    """``render()`` for the three render modes, shared by the AEC and parallel envs."""
+
+    adapter: GameAdapter
+    session: GameSession
+    render_mode: str | None
+    _viewer: Any = None
+
+    def render(self) -> Any:
+        """ansi: text; rgb_array: an (H, W, 3) picture; human: a window where possible."""
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.adapter.render_ansi(self.session.state)
+        frame = self.adapter.render_rgb(self.session.state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._viewer is None:
+            self._viewer = self.adapter.make_viewer()  # type: ignore[attr-defined]
+        self._viewer.show(frame)
+        return None
+
+    def close(self) -> None:
+        """Close the human viewer, if any."""
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+
+class TabletopAECEnv(RenderMixin, AECEnv):
+    """Agent-environment-cycle env: one decider at a time, simultaneous choices hidden.
+
+    ``agent_selection`` follows the engine's deciders; at a simultaneous node they act one
+    after another and nothing is applied (or shown) until the last has acted. Chance is
+    resolved inside ``step`` with the env's seeded generator and logged in ``record``.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True}
+
+    def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
+                 on_illegal: str = "raise", auto_play: bool = False) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in "
+                             f"{self.metadata['render_modes']}")
+        self.adapter = adapter
+        self.render_mode = render_mode
+        self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
+        self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = observation_space_for(adapter)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        act_space = spaces.Discrete(adapter.num_actions)
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._viewer = None
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The same Dict space for every agent."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(num_actions)``; NOOP is 0."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; the same seed and actions give the same trajectory."""
+        self.session.reset(seed)
+        self.session.take_rewards()
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._select()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's encoded observation and action mask."""
+        seat = self._index[agent]
+        return {
+            "observation": self.adapter.encode(self.session.state, seat),
+            "action_mask": self.session.mask(seat),
+        }
+
+    def state(self) -> np.ndarray:
+        """The full global state vector (centralized critics)."""
+        return self.adapter.state_vector(self.session.state)
+
+    def step(self, action: Any) -> None:
+        """The selected agent acts (None for an agent that is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.session.act(self._index[agent], action)
+        rewards = self.session.take_rewards()
+        for a in self.agents:
+            self.rewards[a] = float(rewards[self._index[a]])
+        if self.session.done:
+            trunc = self.session.truncated
+            for a in self.agents:
+                self.terminations[a] = not trunc
+                self.truncations[a] = trunc
+        self._accumulate_rewards()
+        self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def _select(self) -> None:
+        if self.session.done:
+            self._deads_step_first()
+            return
+        deciders = self.session.deciders()
+        self.agent_selection = agent_name(deciders[0])
+
+    @property
+    def record(self):  # noqa: ANN201 - GameRecord
+        """The record (config, seed, actions, chance outcomes) of the current episode."""
+        return self.session.record

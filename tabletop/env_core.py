@@ -1,0 +1,253 @@
+"""The game-independent core of the environments: one game in progress and its bookkeeping.
+
+A :class:`GameAdapter` (one per game) says how to build the game, encode observations and
+masks, and render. A :class:`GameSession` runs one game through the engine protocol of
+``shared/DESIGN.md``: chance resolved with the session's seeded generator and logged,
+simultaneous choices buffered until the last decider has acted, forced single-choice
+decisions optionally auto-played, illegal actions handled per ``on_illegal``, rewards and
+the game record kept. The AEC, parallel and single-agent envs are thin layers over it.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tabletop.errors import IllegalActionError
+from tabletop.protocol import Game, State
+from tabletop.records import GameRecord
+
+
+class OnIllegal(enum.Enum):
+    """What an env does with an illegal action."""
+
+    RAISE = "raise"  # raise IllegalActionError, state unchanged
+    PENALTY = "penalty"  # the game ends: the offender gets ``illegal_penalty``, others 0
+    RANDOM_LEGAL = "random_legal"  # a uniformly random legal action is played instead
+
+
+class GameAdapter(abc.ABC):
+    """What the generic envs need to know about one game."""
+
+    #: versioned env name, e.g. ``lunatix_loop_v0``
+    env_name: str
+    game: Game
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.game.info.num_players
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the flat discrete action space (NOOP at 0)."""
+        return self.game.info.num_distinct_actions
+
+    @abc.abstractmethod
+    def observation_size(self) -> int:
+        """Length of the encoded observation vector."""
+
+    @abc.abstractmethod
+    def encode(self, state: State, seat: int) -> np.ndarray:
+        """The observation of ``seat`` as a float32 vector (no hidden information)."""
+
+    @abc.abstractmethod
+    def state_size(self) -> int:
+        """Length of the global state vector."""
+
+    @abc.abstractmethod
+    def state_vector(self, state: State) -> np.ndarray:
+        """The full global state as a float32 vector (for centralized critics)."""
+
+    @abc.abstractmethod
+    def legal_ints(self, state: State, seat: int) -> list[int]:
+        """Legal actions of ``seat`` as ints (empty when it is not deciding)."""
+
+    def shaping_enabled(self) -> bool:
+        """Whether :meth:`shaping` gives anything (saves a clone per step when off)."""
+        return False
+
+    def shaping(self, before: State, after: State) -> np.ndarray | None:
+        """Per-seat shaping rewards for the transition; None when shaping is off."""
+        return None
+
+    @abc.abstractmethod
+    def render_ansi(self, state: State) -> str:
+        """The state as text."""
+
+    @abc.abstractmethod
+    def render_rgb(self, state: State) -> np.ndarray:
+        """The state as an RGB picture (H, W, 3) uint8, drawn off-screen."""
+
+
+class GameSession:
+    """One game in progress with its RNG, buffer of simultaneous choices and record."""
+
+    def __init__(self, adapter: GameAdapter, on_illegal: str | OnIllegal = OnIllegal.RAISE,
+                 auto_play: bool = False, illegal_penalty: float = -1.0) -> None:
+        self.adapter = adapter
+        self.on_illegal = OnIllegal(on_illegal)
+        self.auto_play = auto_play
+        self.illegal_penalty = illegal_penalty
+        self.n = adapter.num_players
+        self.state: State = adapter.game.new_initial_state(0)
+        self.rng = np.random.default_rng(0)
+        self.record = GameRecord(game=adapter.env_name, config={}, seed=None)
+        self.buffer: dict[int, int] = {}
+        self.forced_end = False
+        self.illegal_by: int | None = None
+        self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+
+    # ------------------------------------------------------------------ lifecycle
+    def reset(self, seed: int | None) -> None:
+        """Start a new game; ``seed`` fixes every chance outcome of the session."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        self.rng = np.random.default_rng(seed)
+        game = self.adapter.game
+        self.state = game.new_initial_state(seed)
+        config = game.config_dict() if hasattr(game, "config_dict") else {}
+        self.record = GameRecord(game=self.adapter.env_name, config=config, seed=seed)
+        self.buffer = {}
+        self.forced_end = False
+        self.illegal_by = None
+        self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+        self._advance(None)
+
+    @property
+    def done(self) -> bool:
+        """True once the game is over (terminal, truncated or ended by an illegal action)."""
+        return self.forced_end or self.state.is_terminal()
+
+    @property
+    def truncated(self) -> bool:
+        """True when the game hit its round limit."""
+        return (not self.forced_end and self.state.is_terminal()
+                and self.state.outcome().reason.value == "truncated")
+
+    # ------------------------------------------------------------------ queries
+    def deciders(self) -> tuple[int, ...]:
+        """Seats still to act at the current node (buffered seats excluded)."""
+        if self.done:
+            return ()
+        return tuple(p for p in self.state.current_players() if p not in self.buffer)
+
+    def legal(self, seat: int) -> list[int]:
+        """Legal action ints of ``seat`` now (empty if it has nothing to decide)."""
+        if self.done or seat in self.buffer:
+            return []
+        return self.adapter.legal_ints(self.state, seat)
+
+    def mask(self, seat: int) -> np.ndarray:
+        """int8 mask over the action space: the legal actions, or NOOP alone if none."""
+        m = np.zeros(self.adapter.num_actions, dtype=np.int8)
+        legal = self.legal(seat)
+        if legal:
+            m[legal] = 1
+        else:
+            m[0] = 1
+        return m
+
+    def take_rewards(self) -> np.ndarray:
+        """Rewards earned since the last call (terminal returns and shaping)."""
+        r, self.pending_rewards = self.pending_rewards, np.zeros(self.n, dtype=np.float64)
+        return r
+
+    # ------------------------------------------------------------------ acting
+    def act(self, seat: int, action: int) -> None:
+        """``seat`` chooses ``action`` (an int). Applies it once every decider has chosen."""
+        if self.done:
+            raise IllegalActionError("the game is over; reset the env")
+        if seat not in self.deciders():
+            raise IllegalActionError(
+                f"player_{seat} has nothing to decide now; deciders: "
+                f"{[f'player_{p}' for p in self.deciders()]}"
+            )
+        action = self._checked(seat, action)
+        if action is None:
+            return
+        self.buffer[seat] = action
+        if not self.deciders():
+            self._apply_buffer()
+
+    def act_all(self, actions: Mapping[int, int]) -> None:
+        """Every current decider acts at once (the parallel API); others are ignored."""
+        if self.done:
+            raise IllegalActionError("the game is over; reset the env")
+        for seat in self.deciders():
+            if seat not in actions:
+                raise IllegalActionError(f"player_{seat} must act now but sent no action")
+            checked = self._checked(seat, actions[seat])
+            if checked is None:
+                return
+            self.buffer[seat] = checked
+        self._apply_buffer()
+
+    def _checked(self, seat: int, action: Any) -> int | None:
+        """The action as a legal int, per ``on_illegal``; None when the game was ended."""
+        legal = self.legal(seat)
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        if a in legal:
+            return a
+        if self.on_illegal is OnIllegal.RAISE:
+            names = self.adapter.game.int_to_action
+            raise IllegalActionError(
+                f"action {action!r} is not legal for player_{seat}; legal: "
+                + ", ".join(f"{i} ({names(i)})" for i in legal)
+            )
+        if self.on_illegal is OnIllegal.RANDOM_LEGAL:
+            return legal[int(self.rng.integers(len(legal)))]
+        self.forced_end = True
+        self.illegal_by = seat
+        self.pending_rewards[seat] += self.illegal_penalty
+        return None
+
+    def _apply_buffer(self) -> None:
+        acts, self.buffer = self.buffer, {}
+        before = self.state.clone() if self._shaping_on() else None
+        self.state.apply_actions(acts)
+        self.record.events.append({"actions": {str(s): a for s, a in sorted(acts.items())}})
+        self._advance(before)
+
+    def _shaping_on(self) -> bool:
+        return self.adapter.shaping_enabled()
+
+    def _advance(self, before: State | None) -> None:
+        """Resolve chance (and forced decisions with ``auto_play``) up to the next choice."""
+        s = self.state
+        while not s.is_terminal():
+            if s.is_chance_node():
+                outcome = s.sample_chance(self.rng)
+                s.apply_chance(outcome)
+                self.record.events.append({"chance": int(outcome)})
+                continue
+            if not self.auto_play:
+                break
+            forced = {}
+            for p in s.current_players():
+                if p in self.buffer:
+                    continue
+                legal = self.adapter.legal_ints(s, p)
+                if len(legal) == 1:
+                    forced[p] = legal[0]
+            if not forced:
+                break
+            self.buffer.update(forced)
+            if any(p not in self.buffer for p in s.current_players()):
+                break
+            acts, self.buffer = self.buffer, {}
+            s.apply_actions(acts)
+            self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
+        if before is not None:
+            shaped = self.adapter.shaping(before, s)
+            if shaped is not None:
+                self.pending_rewards += shaped
+        if s.is_terminal():
+            self.pending_rewards += np.asarray(s.returns(), dtype=np.float64)

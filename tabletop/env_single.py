@@ -1,0 +1,121 @@
+"""A Gymnasium single-agent view of any game: one seat learns, bots play the others."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+
+#: an opponent: (observation vector, action mask, seat, rng) -> action int
+Policy = Callable[[np.ndarray, np.ndarray, int, np.random.Generator], int]
+
+
+def random_policy(obs: np.ndarray, mask: np.ndarray, seat: int,
+                  rng: np.random.Generator) -> int:
+    """A uniformly random legal action."""
+    legal = np.flatnonzero(mask)
+    return int(legal[rng.integers(len(legal))])
+
+
+class SingleAgentView(gymnasium.Env):
+    """One seat is the learner; every other seat is played by an opponent policy.
+
+    ``opponents``: one policy for all others, or one per other seat, or a callable
+    ``sampler(rng) -> list of policies`` drawn anew at each reset (self-play pools).
+    ``learner_seat``: a seat, or ``"random"`` for a new seat each episode. Exposes
+    ``action_masks()`` for sb3-contrib's MaskablePPO. Rewards are the learner's.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"]}
+
+    def __init__(self, adapter: GameAdapter,
+                 opponents: Policy | Sequence[Policy] | None = None,
+                 learner_seat: int | str = 0, render_mode: str | None = None,
+                 on_illegal: str = "raise", auto_play: bool = True,
+                 opponent_sampler: Callable[[np.random.Generator], Sequence[Policy]]
+                 | None = None) -> None:
+        self.adapter = adapter
+        self.render_mode = render_mode
+        self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
+        n = adapter.num_players
+        if opponents is None:
+            opponents = random_policy
+        self._fixed = [opponents] * (n - 1) if callable(opponents) else list(opponents)
+        if len(self._fixed) != n - 1:
+            raise ValueError(f"need {n - 1} opponent policies, got {len(self._fixed)}")
+        self._sampler = opponent_sampler
+        self._seat_option = learner_seat
+        self.learner = 0 if learner_seat == "random" else int(learner_seat)
+        self.observation_space = spaces.Box(-1.0, 1.0, (adapter.observation_size(),),
+                                            np.float32)
+        self.action_space = spaces.Discrete(adapter.num_actions)
+        self._opp_rng = np.random.default_rng(0)
+        self._policies: dict[int, Policy] = {}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """A new game; returns the learner's first observation."""
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(2**62))
+        self._opp_rng = np.random.default_rng(int(self.np_random.integers(2**62)))
+        n = self.adapter.num_players
+        if self._seat_option == "random":
+            self.learner = int(self.np_random.integers(n))
+        pols = list(self._sampler(self._opp_rng)) if self._sampler else self._fixed
+        others = [s for s in range(n) if s != self.learner]
+        self._policies = dict(zip(others, pols, strict=True))
+        self.session.reset(game_seed)
+        self.session.take_rewards()
+        self._play_others()
+        return self._obs(), self._info()
+
+    def _obs(self) -> np.ndarray:
+        return self.adapter.encode(self.session.state, self.learner)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.session.mask(self.learner), "seat": self.learner}
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (for MaskablePPO)."""
+        return self.session.mask(self.learner).astype(bool)
+
+    def _play_others(self) -> None:
+        """Let the opponents act until the learner must decide or the game ends."""
+        s = self.session
+        while not s.done:
+            deciders = s.deciders()
+            others = [p for p in deciders if p != self.learner]
+            if not others:
+                return
+            for p in others:
+                obs = self.adapter.encode(s.state, p)
+                action = self._policies[p](obs, s.mask(p), p, self._opp_rng)
+                s.act(p, action)
+                if s.done or self.learner in s.deciders():
+                    break
+            if self.learner in s.deciders() and not [
+                    p for p in s.deciders() if p != self.learner]:
+                return
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner acts; the opponents play until its next decision."""
+        s = self.session
+        s.act(self.learner, int(action))
+        self._play_others()
+        reward = float(s.take_rewards()[self.learner])
+        terminated = s.done and not s.truncated
+        truncated = s.truncated
+        return self._obs(), reward, terminated, truncated, self._info()
+
+    def render(self) -> Any:
+        """ansi text or an rgb_array picture of the table."""
+        if self.render_mode == "ansi":
+            return self.adapter.render_ansi(self.session.state)
+        if self.render_mode == "rgb_array":
+            return self.adapter.render_rgb(self.session.state)
+        return None
