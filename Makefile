@@ -1,12 +1,25 @@
+# make train - create .venv if needed, install the train extra, train MaskablePPO on
+#              LunatixLoop-v0 (~10 min on 2 cores) and write runs/<name>/report.md
 # make test  - create .venv if needed, install the project with its dev extra, run ruff + pytest
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+TRAIN_STAMP := $(VENV)/.installed-train
 SEED ?= 0
+TRAIN_CONFIG ?= configs/train/lunatix_maskppo.yaml
 
-.PHONY: test play lint bench clean
+.PHONY: train test play lint bench bench-env clean
+
+train: $(TRAIN_STAMP)
+	$(BIN)/python -m train.train_lunatix --config $(TRAIN_CONFIG)
+
+$(TRAIN_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[train]'
+	touch $(TRAIN_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,6 +39,9 @@ play: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_lunatix_engine.py
+
+bench-env: $(STAMP)
+	$(BIN)/python bench/bench_lunatix_env.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -78,7 +78,11 @@ class SingleAgentView(gymnasium.Env):
         return self.adapter.encode(self.session.state, self.learner)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.session.mask(self.learner), "seat": self.learner}
+        info: dict[str, Any] = {"action_mask": self.session.mask(self.learner),
+                                "seat": self.learner}
+        if self.session.done:
+            info["won"] = float(self.session.state.outcome().winner == self.learner)
+        return info
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (for MaskablePPO)."""
