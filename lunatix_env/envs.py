@@ -100,12 +100,17 @@ class LunatixAdapter(GameAdapter):
         return state.legal_action_ints(seat)
 
     def shaping(self, before: State, after: State) -> np.ndarray | None:
-        """Progress gained (in laps) and max speed lost (per 10 mph), weighted."""
+        """Progress toward the win (in laps) and max speed lost (per hit), weighted.
+
+        Progress is the change of ``best_u / length - owed``: a pit pass that completes the
+        last lap (and so makes one more lap owed) gives that lap back.
+        """
         length = self.game.track.length
         loss = self.game.rules.speed_loss_per_hit
         out = np.zeros(self.num_players, dtype=np.float64)
         for b, a in zip(before.cars, after.cars, strict=True):
-            out[a.seat] = (self._shaping.progress * (a.best_u - b.best_u) / length
+            progress = (a.best_u - b.best_u) / length - (a.owed - b.owed)
+            out[a.seat] = (self._shaping.progress * progress
                            - self._shaping.damage * (b.max_speed - a.max_speed) / loss)
         return out
 
@@ -272,11 +277,28 @@ def single_agent_env(**kwargs: Any) -> LunatixSingleAgentEnv:
     return LunatixSingleAgentEnv(**kwargs)
 
 
+_SINGLE_DOC_TABLES = """
+
+    **Observation**: ``Box(-1, 1, (D,), float32)``, the learner's view (the same vector as
+    the multi-agent envs' ``observation``); the mask comes from ``action_masks()`` and
+    ``info["action_mask"]``. D = {D} and A = {A} for the default four-player game.
+
+    **Action**: ``Discrete(A)``
+
+    | index | meaning |
+    |---|---|
+    | 0 | NOOP (never legal for the learner: it is only asked when it decides) |
+    | 1..A-1 | ``game.int_to_action(i)``: every decision of the game (list in the docs) |
+"""
+
+
 def _add_tables() -> None:
     adapter = make_adapter()
-    tables = _DOC_TABLES.format(D=adapter.observation_size(), A=adapter.num_actions)
-    for cls in (raw_env, LunatixParallelEnv, LunatixSingleAgentEnv):
-        cls.__doc__ = (cls.__doc__ or "") + tables
+    sizes = {"D": adapter.observation_size(), "A": adapter.num_actions}
+    for cls in (raw_env, LunatixParallelEnv):
+        cls.__doc__ = (cls.__doc__ or "") + _DOC_TABLES.format(**sizes)
+    LunatixSingleAgentEnv.__doc__ = (LunatixSingleAgentEnv.__doc__ or "") + (
+        _SINGLE_DOC_TABLES.format(**sizes))
 
 
 def register_envs() -> None:
@@ -291,3 +313,9 @@ def register_envs() -> None:
 
 _add_tables()
 register_envs()
+
+
+def replay_game(config: dict[str, Any]) -> tuple[Game, LunatixAdapter]:
+    """The game and adapter of a record's ``config`` (for ``python -m tabletop.replay``)."""
+    game = Game.from_config_dict(config) if config else Game()
+    return game, LunatixAdapter(game, load_env_config())

@@ -24,6 +24,11 @@ def observation_space_for(adapter: GameAdapter) -> spaces.Dict:
     })
 
 
+def state_space_for(adapter: GameAdapter) -> spaces.Box:
+    """The space of ``state()``, the global state vector."""
+    return spaces.Box(-1.0, 1.0, (adapter.state_size(),), np.float32)
+
+
 class RenderMixin:
     """``render()`` for the three render modes, shared by the AEC and parallel envs."""
 
@@ -61,7 +66,8 @@ class TabletopAECEnv(RenderMixin, AECEnv):
     resolved inside ``step`` with the env's seeded generator and logged in ``record``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
+                "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
                  on_illegal: str = "raise", auto_play: bool = False) -> None:
@@ -78,6 +84,7 @@ class TabletopAECEnv(RenderMixin, AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         act_space = spaces.Discrete(adapter.num_actions)
         self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = state_space_for(adapter)
         self._viewer = None
         self.agents: list[str] = []
 
@@ -120,8 +127,8 @@ class TabletopAECEnv(RenderMixin, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         self.session.act(self._index[agent], action)
+        self._cumulative_rewards[agent] = 0.0
         rewards = self.session.take_rewards()
         for a in self.agents:
             self.rewards[a] = float(rewards[self._index[a]])

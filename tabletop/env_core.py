@@ -101,6 +101,9 @@ class GameSession:
         self.forced_end = False
         self.illegal_by: int | None = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+        self._legal_cache: dict[int, list[int]] = {}
+        self._no_rewards = np.zeros(self.n, dtype=np.float64)
+        self._no_rewards.flags.writeable = False
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -116,6 +119,7 @@ class GameSession:
         self.forced_end = False
         self.illegal_by = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+        self._changed()
         self._advance(None)
 
     @property
@@ -140,7 +144,11 @@ class GameSession:
         """Legal action ints of ``seat`` now (empty if it has nothing to decide)."""
         if self.done or seat in self.buffer:
             return []
-        return self.adapter.legal_ints(self.state, seat)
+        cache = self._legal_cache
+        legal = cache.get(seat)
+        if legal is None:
+            legal = cache[seat] = self.adapter.legal_ints(self.state, seat)
+        return legal
 
     def mask(self, seat: int) -> np.ndarray:
         """int8 mask over the action space: the legal actions, or NOOP alone if none."""
@@ -152,10 +160,17 @@ class GameSession:
             m[0] = 1
         return m
 
+    def _changed(self) -> None:
+        """Forget what was computed for the previous node."""
+        self._legal_cache = {}
+
     def take_rewards(self) -> np.ndarray:
         """Rewards earned since the last call (terminal returns and shaping)."""
-        r, self.pending_rewards = self.pending_rewards, np.zeros(self.n, dtype=np.float64)
-        return r
+        r = self.pending_rewards
+        if r.any():
+            self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+            return r
+        return self._no_rewards
 
     # ------------------------------------------------------------------ acting
     def act(self, seat: int, action: int) -> None:
@@ -178,13 +193,15 @@ class GameSession:
         """Every current decider acts at once (the parallel API); others are ignored."""
         if self.done:
             raise IllegalActionError("the game is over; reset the env")
-        for seat in self.deciders():
+        chosen: dict[int, int] = {}
+        for seat in self.deciders():  # check every action before buffering any
             if seat not in actions:
                 raise IllegalActionError(f"player_{seat} must act now but sent no action")
             checked = self._checked(seat, actions[seat])
             if checked is None:
                 return
-            self.buffer[seat] = checked
+            chosen[seat] = checked
+        self.buffer.update(chosen)
         self._apply_buffer()
 
     def _checked(self, seat: int, action: Any) -> int | None:
@@ -212,7 +229,9 @@ class GameSession:
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}
         before = self.state.clone() if self._shaping_on() else None
-        self.state.apply_actions(acts)
+        decode = self.adapter.game.int_to_action
+        self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+        self._changed()
         self.record.events.append({"actions": {str(s): a for s, a in sorted(acts.items())}})
         self._advance(before)
 
@@ -226,6 +245,7 @@ class GameSession:
             if s.is_chance_node():
                 outcome = s.sample_chance(self.rng)
                 s.apply_chance(outcome)
+                self._changed()
                 self.record.events.append({"chance": int(outcome)})
                 continue
             if not self.auto_play:
@@ -234,7 +254,7 @@ class GameSession:
             for p in s.current_players():
                 if p in self.buffer:
                     continue
-                legal = self.adapter.legal_ints(s, p)
+                legal = self.legal(p)
                 if len(legal) == 1:
                     forced[p] = legal[0]
             if not forced:
@@ -243,7 +263,9 @@ class GameSession:
             if any(p not in self.buffer for p in s.current_players()):
                 break
             acts, self.buffer = self.buffer, {}
-            s.apply_actions(acts)
+            decode = self.adapter.game.int_to_action
+            s.apply_actions({k: decode(v) for k, v in acts.items()})
+            self._changed()
             self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
         if before is not None:
             shaped = self.adapter.shaping(before, s)

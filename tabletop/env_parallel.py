@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from tabletop.env_aec import RenderMixin, agent_name, observation_space_for
+from tabletop.env_aec import RenderMixin, agent_name, observation_space_for, state_space_for
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
 
 
@@ -20,7 +20,8 @@ class TabletopParallelEnv(RenderMixin, ParallelEnv):
     chip mix) take all deciders' actions in one step.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
+                "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
                  on_illegal: str = "raise", auto_play: bool = False) -> None:
@@ -36,6 +37,7 @@ class TabletopParallelEnv(RenderMixin, ParallelEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         act_space = spaces.Discrete(adapter.num_actions)
         self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = state_space_for(adapter)
         self._viewer = None
         self.agents: list[str] = []
 

@@ -31,7 +31,7 @@ class SingleAgentView(gymnasium.Env):
     ``action_masks()`` for sb3-contrib's MaskablePPO. Rewards are the learner's.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter,
                  opponents: Policy | Sequence[Policy] | None = None,
@@ -115,6 +115,11 @@ class SingleAgentView(gymnasium.Env):
         terminated = s.done and not s.truncated
         truncated = s.truncated
         return self._obs(), reward, terminated, truncated, self._info()
+
+    @property
+    def record(self):  # noqa: ANN201 - GameRecord
+        """The record (config, seed, actions, chance outcomes) of the current episode."""
+        return self.session.record
 
     def render(self) -> Any:
         """ansi text or an rgb_array picture of the table."""
