@@ -126,42 +126,12 @@ def bench_engine(game: Game, seconds: float, seed: int) -> EngineResult:
 
 def bench_connect_four(seconds: float, seed: int) -> ConnectFourResult:
     """Play random masked games of ``connect_four_v3`` (AEC loop) for ``seconds``."""
+    from bench_lunatix_env import bench_aec  # the same AEC loop as the env benchmark
     from pettingzoo.classic import connect_four_v3
 
-    rng = np.random.default_rng(seed)
-    env = connect_four_v3.env()
-    steps = games = 0
-    game_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        env.reset(seed=game_seed)
-        game_seed += 1
-        finished = False
-        for _agent in env.agent_iter():
-            observation, _reward, termination, truncation, _info = env.last()
-            if termination or truncation:
-                finished = True
-                env.step(None)
-                continue
-            legal = np.flatnonzero(observation["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-        games += finished and not env.agents
-        now = time.perf_counter()
-    env.close()
-    elapsed = now - start
-    return ConnectFourResult(
-        seconds=elapsed,
-        steps=steps,
-        games=games,
-        steps_per_s=steps / elapsed,
-        games_per_s=games / elapsed,
-    )
+    r = bench_aec(connect_four_v3.env, seconds, seed)
+    return ConnectFourResult(seconds=r.seconds, steps=r.steps, games=r.games,
+                             steps_per_s=r.steps / r.seconds, games_per_s=r.games / r.seconds)
 
 
 def bench_clone(

@@ -190,6 +190,15 @@ _DOC_TABLES = """
 """
 
 
+def _session_options(on_illegal: str | None, auto_play: bool | None,
+                     options: dict[str, Any]) -> tuple[LunatixAdapter, str, bool]:
+    """The adapter, and ``on_illegal``/``auto_play`` with env.yaml's defaults filled in."""
+    adapter = make_adapter(**options)
+    cfg = adapter.env_config
+    return (adapter, on_illegal or cfg.on_illegal,
+            cfg.auto_play if auto_play is None else auto_play)
+
+
 class raw_env(TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Lunatix Loop, AEC API (``lunatix_loop_v0``).
 
@@ -205,12 +214,10 @@ class raw_env(TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
                  auto_play: bool | None = None, **options: Any) -> None:
-        adapter = make_adapter(**options)
-        cfg = adapter.env_config
-        super().__init__(adapter, render_mode=render_mode,
-                         on_illegal=on_illegal or cfg.on_illegal,
-                         auto_play=cfg.auto_play if auto_play is None else auto_play)
-        self.session.illegal_penalty = cfg.illegal_penalty
+        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
+        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,
+                         auto_play=auto_play)
+        self.session.illegal_penalty = adapter.env_config.illegal_penalty
 
     @property
     def game(self) -> Game:
@@ -225,12 +232,10 @@ class LunatixParallelEnv(TabletopParallelEnv):
 
     def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
                  auto_play: bool | None = None, **options: Any) -> None:
-        adapter = make_adapter(**options)
-        cfg = adapter.env_config
-        super().__init__(adapter, render_mode=render_mode,
-                         on_illegal=on_illegal or cfg.on_illegal,
-                         auto_play=cfg.auto_play if auto_play is None else auto_play)
-        self.session.illegal_penalty = cfg.illegal_penalty
+        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
+        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,
+                         auto_play=auto_play)
+        self.session.illegal_penalty = adapter.env_config.illegal_penalty
 
     @property
     def game(self) -> Game:

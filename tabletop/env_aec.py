@@ -29,49 +29,17 @@ def state_space_for(adapter: GameAdapter) -> spaces.Box:
     return spaces.Box(-1.0, 1.0, (adapter.state_size(),), np.float32)
 
 
-class RenderMixin:
-    """``render()`` for the three render modes, shared by the AEC and parallel envs."""
+class EnvCommon:
+    """What the AEC and parallel envs share: setup, spaces, ``state()`` and rendering."""
 
     adapter: GameAdapter
     session: GameSession
     render_mode: str | None
+    metadata: dict[str, Any]
     _viewer: Any = None
 
-    def render(self) -> Any:
-        """ansi: text; rgb_array: an (H, W, 3) picture; human: a window where possible."""
-        if self.render_mode is None:
-            return None
-        if self.render_mode == "ansi":
-            return self.adapter.render_ansi(self.session.state)
-        frame = self.adapter.render_rgb(self.session.state)
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._viewer is None:
-            self._viewer = self.adapter.make_viewer()  # type: ignore[attr-defined]
-        self._viewer.show(frame)
-        return None
-
-    def close(self) -> None:
-        """Close the human viewer, if any."""
-        if self._viewer is not None:
-            self._viewer.close()
-            self._viewer = None
-
-
-class TabletopAECEnv(RenderMixin, AECEnv):
-    """Agent-environment-cycle env: one decider at a time, simultaneous choices hidden.
-
-    ``agent_selection`` follows the engine's deciders; at a simultaneous node they act one
-    after another and nothing is applied (or shown) until the last has acted. Chance is
-    resolved inside ``step`` with the env's seeded generator and logged in ``record``.
-    """
-
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
-                "render_fps": 4}
-
-    def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = False) -> None:
-        super().__init__()
+    def _setup(self, adapter: GameAdapter, render_mode: str | None, on_illegal: str,
+               auto_play: bool) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in "
                              f"{self.metadata['render_modes']}")
@@ -96,6 +64,52 @@ class TabletopAECEnv(RenderMixin, AECEnv):
         """``Discrete(num_actions)``; NOOP is 0."""
         return self.action_spaces[agent]
 
+    def state(self) -> np.ndarray:
+        """The full global state vector (centralized critics)."""
+        return self.adapter.state_vector(self.session.state)
+
+    @property
+    def record(self):  # noqa: ANN201 - GameRecord
+        """The record (config, seed, actions, chance outcomes) of the current episode."""
+        return self.session.record
+
+    def render(self) -> Any:
+        """ansi: text; rgb_array: an (H, W, 3) picture; human: a window where possible."""
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.adapter.render_ansi(self.session.state)
+        frame = self.adapter.render_rgb(self.session.state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._viewer is None:
+            self._viewer = self.adapter.make_viewer()  # type: ignore[attr-defined]
+        self._viewer.show(frame)
+        return None
+
+    def close(self) -> None:
+        """Close the human viewer, if any."""
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+
+class TabletopAECEnv(EnvCommon, AECEnv):
+    """Agent-environment-cycle env: one decider at a time, simultaneous choices hidden.
+
+    ``agent_selection`` follows the engine's deciders; at a simultaneous node they act one
+    after another and nothing is applied (or shown) until the last has acted. Chance is
+    resolved inside ``step`` with the env's seeded generator and logged in ``record``.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
+                "render_fps": 4}
+
+    def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
+                 on_illegal: str = "raise", auto_play: bool = False) -> None:
+        super().__init__()
+        self._setup(adapter, render_mode, on_illegal, auto_play)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; the same seed and actions give the same trajectory."""
         self.session.reset(seed)
@@ -116,10 +130,6 @@ class TabletopAECEnv(RenderMixin, AECEnv):
             "observation": self.adapter.encode(self.session.state, seat),
             "action_mask": self.session.mask(seat),
         }
-
-    def state(self) -> np.ndarray:
-        """The full global state vector (centralized critics)."""
-        return self.adapter.state_vector(self.session.state)
 
     def step(self, action: Any) -> None:
         """The selected agent acts (None for an agent that is done)."""
@@ -148,8 +158,3 @@ class TabletopAECEnv(RenderMixin, AECEnv):
             return
         deciders = self.session.deciders()
         self.agent_selection = agent_name(deciders[0])
-
-    @property
-    def record(self):  # noqa: ANN201 - GameRecord
-        """The record (config, seed, actions, chance outcomes) of the current episode."""
-        return self.session.record

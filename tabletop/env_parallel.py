@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from tabletop.env_aec import RenderMixin, agent_name, observation_space_for, state_space_for
-from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+from tabletop.env_aec import EnvCommon
+from tabletop.env_core import GameAdapter
 
 
-class TabletopParallelEnv(RenderMixin, ParallelEnv):
+class TabletopParallelEnv(EnvCommon, ParallelEnv):
     """Parallel env: one ``step`` resolves one decision layer.
 
     Every live agent sends an action; agents that are not deciding have only NOOP (0)
@@ -25,29 +24,7 @@ class TabletopParallelEnv(RenderMixin, ParallelEnv):
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
                  on_illegal: str = "raise", auto_play: bool = False) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} not in "
-                             f"{self.metadata['render_modes']}")
-        self.adapter = adapter
-        self.render_mode = render_mode
-        self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
-        self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = observation_space_for(adapter)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        act_space = spaces.Discrete(adapter.num_actions)
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state_space = state_space_for(adapter)
-        self._viewer = None
-        self.agents: list[str] = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The same Dict space for every agent."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """``Discrete(num_actions)``; NOOP is 0."""
-        return self.action_spaces[agent]
+        self._setup(adapter, render_mode, on_illegal, auto_play)
 
     def reset(self, seed: int | None = None,
               options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
@@ -64,10 +41,6 @@ class TabletopParallelEnv(RenderMixin, ParallelEnv):
                 "action_mask": self.session.mask(self._index[a])}
             for a in self.agents
         }
-
-    def state(self) -> np.ndarray:
-        """The full global state vector (centralized critics)."""
-        return self.adapter.state_vector(self.session.state)
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply the deciders' actions; returns obs, rewards, terminations, truncations, infos."""
@@ -86,8 +59,3 @@ class TabletopParallelEnv(RenderMixin, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminations, truncations, infos
-
-    @property
-    def record(self):  # noqa: ANN201 - GameRecord
-        """The record (config, seed, actions, chance outcomes) of the current episode."""
-        return self.session.record

@@ -12,14 +12,18 @@ from gymnasium import spaces
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
 
 #: an opponent: (observation vector, action mask, seat, rng) -> action int
-Policy = Callable[[np.ndarray, np.ndarray, int, np.random.Generator], int]
+Policy = Callable[[np.ndarray | None, np.ndarray, int, np.random.Generator], int]
 
 
-def random_policy(obs: np.ndarray, mask: np.ndarray, seat: int,
+def random_policy(obs: np.ndarray | None, mask: np.ndarray, seat: int,
                   rng: np.random.Generator) -> int:
     """A uniformly random legal action."""
     legal = np.flatnonzero(mask)
     return int(legal[rng.integers(len(legal))])
+
+
+#: a policy with ``needs_observation = False`` is called with ``obs=None`` (saves encoding)
+random_policy.needs_observation = False  # type: ignore[attr-defined]
 
 
 class SingleAgentView(gymnasium.Env):
@@ -97,8 +101,10 @@ class SingleAgentView(gymnasium.Env):
             if not others:
                 return
             for p in others:
-                obs = self.adapter.encode(s.state, p)
-                action = self._policies[p](obs, s.mask(p), p, self._opp_rng)
+                policy = self._policies[p]
+                obs = (self.adapter.encode(s.state, p)
+                       if getattr(policy, "needs_observation", True) else None)
+                action = policy(obs, s.mask(p), p, self._opp_rng)
                 s.act(p, action)
                 if s.done or self.learner in s.deciders():
                     break

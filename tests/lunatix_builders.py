@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from lunatix_env.rules import Action, ActionKind, Card, Game, State
 
 A = Action
@@ -128,3 +130,38 @@ def touched(s: State) -> None:
     """Drop the state's caches after a test poked its fields directly."""
     s._legal = {}
     s._chance_cache = None
+
+
+def hide_swap(state: State, viewer: int, rng: np.random.Generator) -> State:
+    """A copy where every gadget ``viewer`` cannot see is dealt out again at random:
+    the deck's top, other hands, others' bottom cards and another seat's offer."""
+    t = state.clone()
+    hidden = list(t.gadget_top)
+    slots: list[tuple[str, int, int]] = [("top", i, -1) for i in range(len(t.gadget_top))]
+    for c in t.cars:
+        if c.seat != viewer:
+            for i, g in enumerate(c.gadgets):
+                hidden.append(g)
+                slots.append(("hand", i, c.seat))
+    for i, (g, owner) in enumerate(t.gadget_bottom):
+        if owner != viewer:
+            hidden.append(g)
+            slots.append(("bottom", i, -1))
+    if t.turn is None or t.turn["seat"] != viewer:
+        for i, g in enumerate(t.offer):
+            hidden.append(g)
+            slots.append(("offer", i, -1))
+    perm = [hidden[i] for i in rng.permutation(len(hidden))]
+    for (where, i, seat), g in zip(slots, perm, strict=True):
+        if where == "top":
+            t.gadget_top[i] = g
+        elif where == "hand":
+            t.cars[seat].gadgets[i] = g
+        elif where == "bottom":
+            t.gadget_bottom[i][0] = g
+        else:
+            t.offer[i] = g
+    for c in t.cars:
+        c.gadgets.sort()
+    t.gadget_top.sort()
+    return t

@@ -19,6 +19,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from lunatix_builders import hide_swap
 from pettingzoo import AECEnv, ParallelEnv
 
 from lunatix_env import envs
@@ -108,41 +109,6 @@ def test_json_round_trip_mid_episode(case: str) -> None:
 def test_pickle_mid_game(case: str) -> None:
     kit.check_pickle_mid_game(partial(aec, case), seed=4, pickle_after=30,
                               continue_steps=300)
-
-
-def hide_swap(state: State, viewer: int, rng: np.random.Generator) -> State:
-    """A copy where every gadget ``viewer`` cannot see is dealt out again at random:
-    the deck's top, other hands, others' bottom cards and another seat's offer."""
-    t = state.clone()
-    hidden = list(t.gadget_top)
-    slots: list[tuple[str, int, int]] = [("top", i, -1) for i in range(len(t.gadget_top))]
-    for c in t.cars:
-        if c.seat != viewer:
-            for i, g in enumerate(c.gadgets):
-                hidden.append(g)
-                slots.append(("hand", i, c.seat))
-    for i, (g, owner) in enumerate(t.gadget_bottom):
-        if owner != viewer:
-            hidden.append(g)
-            slots.append(("bottom", i, -1))
-    if t.turn is None or t.turn["seat"] != viewer:
-        for i, g in enumerate(t.offer):
-            hidden.append(g)
-            slots.append(("offer", i, -1))
-    perm = [hidden[i] for i in rng.permutation(len(hidden))]
-    for (where, i, seat), g in zip(slots, perm, strict=True):
-        if where == "top":
-            t.gadget_top[i] = g
-        elif where == "hand":
-            t.cars[seat].gadgets[i] = g
-        elif where == "bottom":
-            t.gadget_bottom[i][0] = g
-        else:
-            t.offer[i] = g
-    for c in t.cars:
-        c.gadgets.sort()
-    t.gadget_top.sort()
-    return t
 
 
 def deal_gadgets(state: State, rng: np.random.Generator) -> State:

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from lunatix_builders import first_round, give_gadget
+from lunatix_builders import first_round, give_gadget, hide_swap
 
 from lunatix_env.rules import DecisionKind, Game, State
 from tabletop.protocol import play_chance
@@ -33,40 +33,6 @@ def _random_states(game: Game, seed: int, every: int = 9) -> list[State]:
     return out
 
 
-def _hide_swap(s: State, viewer: int, rng: np.random.Generator) -> State:
-    """A copy where every gadget the viewer cannot see is dealt out again at random."""
-    t = s.clone()
-    hidden = list(t.gadget_top)
-    slots: list[tuple[str, int, int]] = [("top", i, -1) for i in range(len(t.gadget_top))]
-    for c in t.cars:
-        if c.seat != viewer:
-            for i, g in enumerate(c.gadgets):
-                hidden.append(g)
-                slots.append(("hand", i, c.seat))
-    for i, (g, owner) in enumerate(t.gadget_bottom):
-        if owner != viewer:
-            hidden.append(g)
-            slots.append(("bottom", i, -1))
-    if t.turn is None or t.turn["seat"] != viewer:
-        for i, g in enumerate(t.offer):
-            hidden.append(g)
-            slots.append(("offer", i, -1))
-    perm = [hidden[i] for i in rng.permutation(len(hidden))]
-    for (where, i, seat), g in zip(slots, perm, strict=True):
-        if where == "top":
-            t.gadget_top[i] = g
-        elif where == "hand":
-            t.cars[seat].gadgets[i] = g
-        elif where == "bottom":
-            t.gadget_bottom[i][0] = g
-        else:
-            t.offer[i] = g
-    for c in t.cars:
-        c.gadgets.sort()
-    t.gadget_top.sort()
-    return t
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_observation_is_unchanged_by_what_the_seat_may_not_know(seed: int) -> None:
     game = Game(num_players=2 + seed % 5)
@@ -82,7 +48,7 @@ def test_observation_is_unchanged_by_what_the_seat_may_not_know(seed: int) -> No
         s._legal = {}
         for viewer in range(game.num_players):
             before = json.dumps(s.observation(viewer), sort_keys=True)
-            after = json.dumps(_hide_swap(s, viewer, rng).observation(viewer), sort_keys=True)
+            after = json.dumps(hide_swap(s, viewer, rng).observation(viewer), sort_keys=True)
             assert before == after
 
 

@@ -22,7 +22,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from lunatix_env.envs import LunatixSingleAgentEnv
+from lunatix_env.envs import LunatixSingleAgentEnv, Shaping
 from tabletop.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,14 +45,6 @@ class PPOConfig:
 
 
 @dataclass(frozen=True)
-class ShapingConfig:
-    """Training-time shaping weights passed to the env."""
-
-    progress: float = 0.0
-    damage: float = 0.0
-
-
-@dataclass(frozen=True)
 class TrainConfig:
     """One training run."""
 
@@ -64,7 +56,7 @@ class TrainConfig:
     n_envs: int = 8
     torch_threads: int = 1
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    shaping: Shaping = field(default_factory=Shaping)  # training-time shaping weights
     eval_games: int = 200
     eval_seed: int = 10_000
     subprocess_envs: bool = False
@@ -78,7 +70,7 @@ def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
             cfg.learner_seat)
         env = LunatixSingleAgentEnv(
             num_players=cfg.num_players, learner_seat=seat,
-            shaping={"progress": cfg.shaping.progress, "damage": cfg.shaping.damage},
+            shaping=cfg.shaping,
         )
         env.reset(seed=cfg.seed * 1000 + rank)
         filename = str(monitor_dir / f"env{rank}") if monitor_dir else None
