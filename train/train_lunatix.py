@@ -59,6 +59,7 @@ class TrainConfig:
     shaping: Shaping = field(default_factory=Shaping)  # training-time shaping weights
     eval_games: int = 200
     eval_seed: int = 10_000
+    eval_deterministic: bool = False  # False: sample from the policy (seeded), as trained
     subprocess_envs: bool = False
 
 
@@ -90,9 +91,14 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int,
-             seed: int) -> dict[str, float | int | list[int]]:
-    """Play seeded games (learner seat rotating) against random opponents; None = random."""
+def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
+             deterministic: bool = False) -> dict[str, float | int | list[int]]:
+    """Play seeded games (learner seat rotating) against random opponents; None = random.
+
+    With ``deterministic=False`` the policy samples its actions (torch seeded from ``seed``,
+    so the evaluation is reproducible); True takes the most likely action.
+    """
+    torch.manual_seed(seed)
     env = LunatixSingleAgentEnv(num_players=cfg.num_players, learner_seat=0)
     wins = truncated = all_out = 0
     outcomes = []
@@ -107,7 +113,8 @@ def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int,
             if model is None:
                 action = int(rng.choice(np.flatnonzero(mask)))
             else:
-                action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+                action, _ = model.predict(obs, action_masks=mask,
+                                          deterministic=deterministic)
             obs, _, term, trunc, _ = env.step(int(action))
             done = term or trunc
         st = env.session.state
@@ -155,12 +162,15 @@ def plot_learning_curve(monitor_dir: Path, out: Path) -> None:
     plt.close(fig)
 
 
-def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, baseline: dict,
+def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baseline: dict,
                  seconds: float, timesteps: int) -> None:
     """``report.md`` with the figures of the run."""
     rate = (f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - "
             f"{ev['ci_high']:.1%})")
     base = f"{baseline['win_rate']:.1%} ({baseline['wins']}/{baseline['games']})"
+    mode = "deterministic (most likely action)" if cfg.eval_deterministic else "sampled"
+    other_mode = "sampled" if cfg.eval_deterministic else "deterministic"
+    alt = f"{other['win_rate']:.1%} ({other['truncated']} truncated)"
     text = f"""# {cfg.name}
 
 MaskablePPO (sb3-contrib) on `LunatixLoop-v0`, {cfg.num_players} players: the learner
@@ -171,9 +181,11 @@ against {cfg.num_players - 1} uniformly random opponents.
 | training timesteps | {timesteps:,} |
 | training time | {seconds / 60:.1f} min |
 | evaluation games | {ev['games']} (seeded from {cfg.eval_seed}, learner seat rotating) |
+| policy actions | {mode} |
 | **win rate** | {rate} |
 | games ending with every car out | {ev['all_out']} |
 | truncated games (count as not won) | {ev['truncated']} |
+| the same model, {other_mode} actions | {alt} |
 | random policy in the same seats | {base} |
 
 ![learning curve](learning_curve.png)
@@ -226,11 +238,13 @@ def main(argv: list[str] | None = None) -> dict:
     seconds = time.perf_counter() - start
     model.save(run_dir / "model.zip")
     venv.close()
-    ev = evaluate(model, cfg, cfg.eval_games, cfg.eval_seed)
+    ev = evaluate(model, cfg, cfg.eval_games, cfg.eval_seed, cfg.eval_deterministic)
+    other = evaluate(model, cfg, cfg.eval_games, cfg.eval_seed, not cfg.eval_deterministic)
     baseline = evaluate(None, cfg, cfg.eval_games, cfg.eval_seed)
-    (run_dir / "eval.json").write_text(json.dumps({"model": ev, "random": baseline}, indent=1))
+    (run_dir / "eval.json").write_text(json.dumps(
+        {"model": ev, "model_other_mode": other, "random": baseline}, indent=1))
     plot_learning_curve(monitor_dir, run_dir / "learning_curve.png")
-    write_report(run_dir, cfg, ev, baseline, seconds, model.num_timesteps)
+    write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps)
     print(f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
           f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
           f"{run_dir / 'report.md'}")
