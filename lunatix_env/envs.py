@@ -199,7 +199,25 @@ def _session_options(on_illegal: str | None, auto_play: bool | None,
             cfg.auto_play if auto_play is None else auto_play)
 
 
-class raw_env(TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
+class _LunatixOptions:
+    """Builds the game and adapter from keyword options (shared by the AEC and parallel envs)."""
+
+    adapter: LunatixAdapter
+
+    def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
+                 auto_play: bool | None = None, **options: Any) -> None:
+        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
+        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,  # type: ignore[call-arg]
+                         auto_play=auto_play)
+        self.session.illegal_penalty = adapter.env_config.illegal_penalty
+
+    @property
+    def game(self) -> Game:
+        """The rules engine's game."""
+        return self.adapter.game  # type: ignore[return-value]
+
+
+class raw_env(_LunatixOptions, TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Lunatix Loop, AEC API (``lunatix_loop_v0``).
 
     Keyword options: ``num_players`` (2-6), ``render_mode`` (ansi, rgb_array, human),
@@ -212,35 +230,11 @@ class raw_env(TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
 
     metadata = {**TabletopAECEnv.metadata, "name": ENV_NAME}
 
-    def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
-                 auto_play: bool | None = None, **options: Any) -> None:
-        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
-        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,
-                         auto_play=auto_play)
-        self.session.illegal_penalty = adapter.env_config.illegal_penalty
 
-    @property
-    def game(self) -> Game:
-        """The rules engine's game."""
-        return self.adapter.game  # type: ignore[return-value]
-
-
-class LunatixParallelEnv(TabletopParallelEnv):
+class LunatixParallelEnv(_LunatixOptions, TabletopParallelEnv):
     """Lunatix Loop, parallel API (``lunatix_loop_v0``); options as :class:`raw_env`."""
 
     metadata = {**TabletopParallelEnv.metadata, "name": ENV_NAME}
-
-    def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
-                 auto_play: bool | None = None, **options: Any) -> None:
-        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
-        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,
-                         auto_play=auto_play)
-        self.session.illegal_penalty = adapter.env_config.illegal_penalty
-
-    @property
-    def game(self) -> Game:
-        """The rules engine's game."""
-        return self.adapter.game  # type: ignore[return-value]
 
 
 class LunatixSingleAgentEnv(SingleAgentView):
