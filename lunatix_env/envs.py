@@ -259,11 +259,14 @@ class LunatixSingleAgentEnv(SingleAgentView):
 
 
 def env(**kwargs: Any) -> pettingzoo.AECEnv:
-    """The AEC env with PettingZoo's standard wrappers (bounds and call-order checks)."""
+    """The AEC env with PettingZoo's call-order check (``OrderEnforcingWrapper``).
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` is left out on purpose: the env itself checks
+    every action (including out-of-range ints) and applies ``on_illegal`` to it, where the
+    wrapper would raise a bare AssertionError first.
+    """
     e: pettingzoo.AECEnv = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrappers.OrderEnforcingWrapper(e)
 
 
 def parallel_env(**kwargs: Any) -> LunatixParallelEnv:
