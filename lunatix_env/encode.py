@@ -171,7 +171,7 @@ class ObservationEncoder:
                 if curve[sq] is not None:
                     v[base + 6] = rating[sq] / 200.0
                     v[base + 7] = 1.0 if curve[sq] != cur_curve else 0.0
-                    v[base + 8] = min(1.0, max(-1.0, (car.speed - rating[sq]) / 100.0))
+                    v[base + 8] = (car.speed - rating[sq]) / 100.0
                 b = beyond_of[sq]
                 if b is not None:
                     v[base + 9] = 1.0
@@ -204,8 +204,8 @@ class ObservationEncoder:
             v[base] = c.speed / speed_scale
             v[base + 1] = c.max_speed / max_scale
             laps = max(0, math.floor(c.best_u / length + 1e-9))
-            v[base + 2] = min(1.0, laps / lap_norm)
-            v[base + 3] = min(1.0, c.owed / 2)
+            v[base + 2] = laps / lap_norm
+            v[base + 3] = c.owed / 2
             v[base + 4] = c.luck / luck_norm
             ch = c.chips
             v[base + 5] = ch[0] / cap
@@ -218,22 +218,22 @@ class ObservationEncoder:
             on_track = not c.in_pit and c.square >= 0
             if on_track:
                 v[base + 12 + lane_of[c.square]] = 1.0
-            v[base + 15] = max(-1.0, min(1.0, (c.u - my_u) / length))
-            v[base + 16] = max(-1.0, min(1.0, c.u / (length * lap_norm)))
+            v[base + 15] = (c.u - my_u) / length
+            v[base + 16] = c.u / (length * lap_norm)
             if state_order and s in pos:
                 v[base + 17] = (pos[s] + 1) / n
             v[base + 18] = float(turn is not None and turn_seat == s)
-            v[base + 19] = min(1.0, c.pit_order / pit_counter) if c.in_pit else 0
+            v[base + 19] = c.pit_order / pit_counter if c.in_pit else 0
             v[base + 20] = len(c.spent) / num_gadgets
             if on_track and rating[c.square] is not None:
-                v[base + 21] = max(-1.0, min(1.0, (c.speed - rating[c.square]) / 100.0))
+                v[base + 21] = (c.speed - rating[c.square]) / 100.0
             v[base + 22] = float(c.speed > c.max_speed)
             v[base + 23] = float(s in cur)
             v[base + 24] = (c.u - my_u) % length / length
             v[base + 25] = min(1.0, max(0.0, (laps_to_win + c.owed) * length - c.best_u)
                                / (lap_norm * length))
             v[base + 26] = float(c.speed == 0)
-            v[base + 27] = min(1.0, c.speed / max(10, c.max_speed)) if not c.out else 0.0
+            v[base + 27] = c.speed / max(10, c.max_speed) if not c.out else 0.0
             v[base + 28] = float(rel == 0)
             v[base + 29] = float(c.luck == 0)
             card = state.cards[s]
@@ -307,7 +307,7 @@ class ObservationEncoder:
         v[k + 1] = sup[1] / max(1, sup0[1])
         v[k + 2] = sup[2] / max(1, sup0[2])
         tail = out[ps:]
-        tail[:] = v
+        tail[:] = v  # clamped to [-1, 1] below, so the slots above need no clamping
         np.minimum(tail, 1.0, out=tail)
         np.maximum(tail, -1.0, out=tail)
         return out
