@@ -502,11 +502,7 @@ class State:
             return out + [a for a in gadget_cards if self._is_battering(a)]
         if car.speed > 0 and Lunacy.LEAD_FOOT not in luns:
             out.append(CARD_ACTIONS[Card.BRAKE])
-        if (
-            sum(car.chips) > 0
-            and car.speed >= g.rules.speed_per_square
-            and Lunacy.HOARDER not in luns
-        ):
+        if self._can_drop(car) and Lunacy.HOARDER not in luns:
             out.append(CARD_ACTIONS[Card.DROP])
         out.append(CARD_ACTIONS[Card.ACCELERATE])
         if g.rules.turn_around.enabled and self._turn_around_options(car, for_card=True):
@@ -523,8 +519,10 @@ class State:
         hz = self.game.decks.hazard
         return {hz[i].lunacy for i in car.lunacies}  # type: ignore[misc]
 
-    def _drop_speed(self) -> int:
-        return self.game.rules.speed_per_square
+    def _can_drop(self, car: Car) -> bool:
+        """Drop can be carried out: a chip held, at least one square to move, not in the pit."""
+        return (sum(car.chips) > 0 and not car.in_pit
+                and car.speed >= self.game.rules.speed_per_square)
 
     def _steps(self, speed: int) -> int:
         return speed // self.game.rules.speed_per_square
@@ -823,7 +821,7 @@ class State:
                 self.turn["ram"] = 1
             elif c is Card.BRAKE and car.speed > 0:
                 self._ask(DecisionKind.BRAKE, seat)
-            elif c is Card.DROP and sum(car.chips) and car.speed >= self._drop_speed():
+            elif c is Card.DROP and self._can_drop(car):
                 self._ask(DecisionKind.DROP_KIND, seat)
             elif c is Card.ACCELERATE:
                 self._ask(DecisionKind.ACCELERATE, seat)
