@@ -14,6 +14,12 @@ from lunatix_env.rules.state import (
     State,
 )
 from tabletop.errors import InvalidStateError
+from tabletop.jsoncheck import as_bool as _bool
+from tabletop.jsoncheck import as_int as _int
+from tabletop.jsoncheck import as_ints as _ints
+from tabletop.jsoncheck import as_num as _num
+from tabletop.jsoncheck import bad as _err
+from tabletop.jsoncheck import key as _get
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
@@ -26,45 +32,6 @@ _TASK_ARITY = {
 }
 _TURN_KEYS = {"seat", "steps", "over", "ram", "battering", "drop_kind", "drops", "ignore_max",
               "rocket"}
-
-
-def _err(path: str, msg: str) -> InvalidStateError:
-    return InvalidStateError(f"state dict: {path}: {msg}")
-
-
-def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise _err(path, f"expected an integer, got {v!r}")
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise _err(path, f"{v} is outside {lo}..{hi}")
-    return v
-
-
-def _num(v: Any, path: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise _err(path, f"expected a number, got {v!r}")
-    return float(v)
-
-
-def _bool(v: Any, path: str) -> bool:
-    if not isinstance(v, bool):
-        raise _err(path, f"expected true/false, got {v!r}")
-    return v
-
-
-def _ints(v: Any, path: str, length: int | None = None, lo: int | None = None,
-          hi: int | None = None) -> list[int]:
-    if not isinstance(v, list):
-        raise _err(path, f"expected a list, got {type(v).__name__}")
-    if length is not None and len(v) != length:
-        raise _err(path, f"expected {length} items, got {len(v)}")
-    return [_int(x, f"{path}[{i}]", lo, hi) for i, x in enumerate(v)]
-
-
-def _get(d: Mapping[str, Any], key: str, path: str) -> Any:
-    if key not in d:
-        raise _err(path, f"missing key {key!r}")
-    return d[key]
 
 
 def _car(game: Game, d: Any, seat: int) -> Car:

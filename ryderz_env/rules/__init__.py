@@ -1,0 +1,33 @@
+"""The Lazer Ryderz rules engine: pure Python, numpy and shapely; no RL or drawing imports.
+
+``Game()`` is the standard four-player game; ``game.new_initial_state(seed)`` starts one.
+"""
+
+from ryderz_env.rules.actions import NOOP, Action, ActionKind, Move
+from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
+from ryderz_env.rules.game import Game
+from ryderz_env.rules.geometry import Element, Pose, Table
+from ryderz_env.rules.state import ChanceKind, DecisionKind, Outcome, Prizm, State
+from tabletop.errors import IllegalActionError, InvalidStateError
+
+__all__ = [
+    "NOOP",
+    "Action",
+    "ActionKind",
+    "ChanceKind",
+    "Character",
+    "DecisionKind",
+    "Element",
+    "Game",
+    "IllegalActionError",
+    "InvalidStateError",
+    "Move",
+    "Outcome",
+    "PieceKind",
+    "Pose",
+    "Prizm",
+    "RulesConfig",
+    "State",
+    "Table",
+    "load_rules",
+]

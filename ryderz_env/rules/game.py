@@ -1,0 +1,184 @@
+"""The Lazer Ryderz game definition: rules, pieces, table, action codec."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
+from ryderz_env.rules.config import (
+    CONFIG_DIR,
+    PieceKind,
+    RulesConfig,
+    load_pieces,
+    load_rules,
+    load_table,
+)
+from ryderz_env.rules.geometry import (
+    Element,
+    PieceShape,
+    Pose,
+    Table,
+    build_shapes,
+    disc_coords,
+    launch_outline,
+    make_element,
+)
+from ryderz_env.rules.state import State, gear_deals
+from tabletop.config import from_mapping, to_mapping
+from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.protocol import GameInfo
+
+NAME = "lazer_ryderz"
+# decisions a turn can ask: power, bonus, move, shark, respawn
+_DECISIONS_PER_TURN = 5
+
+
+class Game:
+    """An immutable Lazer Ryderz game. ``Game()`` is the standard four-player game on the
+    36-inch round table without Power Prizms.
+
+    ``config`` is a :class:`RulesConfig`, a path to a rules YAML, or None for the default;
+    keyword ``overrides`` replace top-level rules keys (``num_players=2``, ``powers=True``,
+    ``table="small"`` or a table file path).
+    """
+
+    def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
+        if isinstance(config, RulesConfig):
+            if overrides:
+                raise ConfigError("overrides go with a config path, not a RulesConfig object")
+            rules = config
+        else:
+            rules = load_rules(config, **overrides)
+        self.rules = rules
+        self.pieces = load_pieces(rules)
+        try:
+            self.table = Table(load_table(rules), self.pieces.arc_max_sagitta)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        #: the table modifications follow the shortest surface dimension (fact)
+        self.small_table = self.table.min_width < rules.small_table_below
+        self.large_table = self.table.min_width > rules.large_table_above
+        gears = self.pieces.gears
+        supply = [[g.count(PieceKind.STRAIGHT), g.count(PieceKind.SOFT),
+                   g.count(PieceKind.HARD)] for g in gears]
+        self.top_gear = len(gears)
+        if self.small_table:  # no 5th straights, 4th soft turns or 3rd hard turns
+            if len(gears) < 5:
+                raise ConfigError("the small-table rule needs the five standard gears")
+            supply[4][PieceKind.STRAIGHT] = 0
+            supply[3][PieceKind.SOFT] = 0
+            supply[2][PieceKind.HARD] = 0
+            self.top_gear = 4
+        self.supply = tuple(tuple(g) for g in supply[: self.top_gear])
+        #: has_hard[gear]: the gear's piece set has hard turns (curve attempts may name hard)
+        self.has_hard = {g: self.supply[g - 1][PieceKind.HARD] > 0
+                         for g in range(1, self.top_gear + 1)}
+        self.shapes: dict[tuple[PieceKind, int, int], PieceShape] = build_shapes(self.pieces)
+        lp = self.table.cfg.launch_point
+        self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width,
+                                           self.pieces.tip)
+        self.launch_exit = Pose(lp.depth - self.pieces.tip, 0.0, 0.0)
+        self.disc_local = disc_coords(rules.prizm_radius, self.pieces.arc_max_sagitta)
+        n = rules.num_players
+        self.start_prizms = self._start_prizms()
+        self.gear_deals = gear_deals(self.top_gear, n)
+        if not self.gear_deals:
+            raise ConfigError(f"{n} players cannot get distinct gears out of {self.top_gear}")
+        k = rules.launch_spread
+        self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
+                                   for i in range(k))
+        self.codec = ActionCodec(n, self.top_gear)
+        self.info = GameInfo(
+            name=NAME,
+            num_players=n,
+            num_distinct_actions=len(self.codec),
+            max_game_length=rules.round_limit * n * _DECISIONS_PER_TURN + rules.max_redos + 1,
+            min_utility=-rules.win_reward / (n - 1),
+            max_utility=rules.win_reward,
+        )
+
+    def _start_prizms(self) -> list[tuple[float, float]]:
+        """A regular polygon around the table's centre, its vertices facing the seats."""
+        n = self.rules.num_players
+        cx, cy = self.table.centre
+        sx, sy = self.table.point_at(self.table.seat_position(0, n))
+        a0 = math.atan2(sy - cy, sx - cx)
+        rad = self.rules.start_prizm_radius
+        return [(cx + rad * math.cos(a0 - 2 * math.pi * i / n),
+                 cy + rad * math.sin(a0 - 2 * math.pi * i / n)) for i in range(n)]
+
+    # ------------------------------------------------------------------ construction
+    def launch_element(self, seat: int, t: float, turn: int) -> Element:
+        """A Launch Point of ``seat`` at perimeter position ``t``."""
+        frame = self.table.launch_frame(t)
+        return make_element(seat, PieceKind.LAUNCH, 0, 0, frame, turn, self.launch_local,
+                            self.launch_exit, t=float(t))
+
+    def config_dict(self) -> dict[str, Any]:
+        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
+        data = to_mapping(self.rules)
+        if Path(data["base_dir"]) == CONFIG_DIR:
+            data["base_dir"] = ""  # the shipped configs: portable across machines
+        return data
+
+    @classmethod
+    def from_config_dict(cls, data: Mapping[str, Any]) -> Game:
+        """A game from :meth:`config_dict` output."""
+        return cls(from_mapping(RulesConfig, dict(data), source="<config dict>"))
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.rules.num_players
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """A new game at Start Your Engines. The seed is stored for records; chance is
+        always resolved by the caller with its own ``numpy.random.Generator``."""
+        return State(self, seed)
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> State:
+        """Rebuild and validate a state from ``State.to_dict()`` output."""
+        from ryderz_env.rules.serialize import state_from_dict
+
+        return state_from_dict(self, data)
+
+    # ------------------------------------------------------------------ actions
+    def action_to_int(self, action: Action) -> int:
+        """The flat index of ``action``'s discrete part."""
+        try:
+            return self.codec.encode(action)
+        except (KeyError, AttributeError):
+            raise IllegalActionError(f"{action} is not an action of this game") from None
+
+    def int_to_action(self, index: int, x: float = 0.0) -> Action:
+        """The action at flat ``index`` (a Launch Point gets position ``x``)."""
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral | np.integer) \
+                or not 0 <= int(index) < len(self.codec):
+            raise IllegalActionError(
+                f"action index {index!r} out of range 0..{len(self.codec) - 1}")
+        return self.codec.decode(int(index), x)
+
+    def as_action(self, action: Action | int) -> Action:
+        """Accept an Action (or a plain (kind, arg, x) tuple) or the int of a non-launch."""
+        if isinstance(action, Action):
+            if (action.kind, action.arg) not in self.codec.index:
+                raise IllegalActionError(f"{action} is not an action of this game")
+            if not isinstance(action.x, float) or not math.isfinite(action.x):
+                raise IllegalActionError(f"position x must be a finite float, got {action.x!r}")
+            if action.kind is not ActionKind.LAUNCH and action.x != 0.0:
+                raise IllegalActionError(f"only a launch has a position; got x={action.x}")
+            return action
+        if isinstance(action, tuple) and len(action) in (2, 3):
+            try:
+                kind = ActionKind(action[0])
+                x = float(action[2]) if len(action) == 3 else 0.0
+            except (TypeError, ValueError) as exc:
+                raise IllegalActionError(f"not an action: {action!r} ({exc})") from None
+            return self.as_action(Action(kind, int(action[1]), x))
+        return self.int_to_action(action)

@@ -1,0 +1,380 @@
+"""The geometric model of Lazer Ryderz: piece outlines, the table, and the exact predicates.
+
+Everything is a polygon in inches (shapely 2). Arcs become chords whose midpoints lie at most
+``arc_max_sagitta`` inside the true arc (pieces, Prizm discs); a round table is kept exact (a
+polygon lies on a disc exactly when its vertices do). On that model the predicates are exact to
+one tolerance: two shapes *touch* when their distance is below ``touch_tolerance``.
+
+Frames: a :class:`Pose` is a point and a heading (radians, counter-clockwise from +x). A piece's
+local frame has its entry pose at the origin heading along +x, with +y to its left.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import shapely
+from shapely import Point, Polygon
+
+from ryderz_env.rules.config import PieceKind, PiecesConfig, TableConfig, turn_radians
+
+TWO_PI = 2.0 * math.pi
+
+
+class Pose(NamedTuple):
+    """A point on the table and a heading in radians (counter-clockwise from +x)."""
+
+    x: float
+    y: float
+    h: float
+
+    def __str__(self) -> str:
+        return f"({self.x:.2f}, {self.y:.2f}) {math.degrees(self.h) % 360:.0f} deg"
+
+    def compose(self, local: Pose) -> Pose:
+        """The world pose of ``local`` given in this pose's frame."""
+        c, s = math.cos(self.h), math.sin(self.h)
+        return Pose(self.x + c * local.x - s * local.y, self.y + s * local.x + c * local.y,
+                    _wrap_angle(self.h + local.h))
+
+    def ahead(self, distance: float) -> tuple[float, float]:
+        """The point ``distance`` ahead along the heading."""
+        return (self.x + distance * math.cos(self.h), self.y + distance * math.sin(self.h))
+
+
+def _wrap_angle(a: float) -> float:
+    """An angle in [-pi, pi)."""
+    return (a + math.pi) % TWO_PI - math.pi
+
+
+def to_world(local: np.ndarray, pose: Pose) -> np.ndarray:
+    """Transform local (N, 2) coordinates into the world frame of ``pose``."""
+    c, s = math.cos(pose.h), math.sin(pose.h)
+    return local @ np.array([[c, s], [-s, c]]) + np.array([pose.x, pose.y])
+
+
+def arc_segments(angle: float, radius: float, sagitta: float) -> int:
+    """Chords needed so that none lies more than ``sagitta`` inside an arc."""
+    if sagitta >= radius:
+        return max(1, math.ceil(angle / (math.pi / 2)))
+    return max(1, math.ceil(angle / (2.0 * math.acos(1.0 - sagitta / radius))))
+
+
+def disc_coords(radius: float, sagitta: float) -> np.ndarray:
+    """Vertices of a regular polygon inscribed in a circle of ``radius`` at the origin."""
+    n = max(8, arc_segments(TWO_PI, radius, sagitta))
+    a = np.linspace(0.0, TWO_PI, n, endpoint=False)
+    return np.column_stack([radius * np.cos(a), radius * np.sin(a)])
+
+
+@dataclass(frozen=True)
+class PieceShape:
+    """One piece type (kind, gear, side) in its local frame; placed by a pose transform."""
+
+    kind: PieceKind
+    gear: int
+    side: int  # +1 turns left, -1 turns right, 0 straight
+    outline: np.ndarray  # (N, 2), counter-clockwise, not closed
+    exit: Pose  # the exit pose in the local frame
+    length: float  # centreline length
+    radius: float  # centreline radius (inf for a straight)
+    angle: float  # turn angle in radians (0 for a straight)
+
+    def point_at(self, d: float) -> tuple[float, float]:
+        """The local centreline point ``d`` along from the entry (0 <= d <= length)."""
+        if self.side == 0:
+            return (d, 0.0)
+        phi = d / self.radius
+        return (self.radius * math.sin(phi), self.side * self.radius * (1.0 - math.cos(phi)))
+
+    def centreline(self, n: int = 16) -> np.ndarray:
+        """``n + 1`` local points along the centreline (for drawing and rays)."""
+        return np.array([self.point_at(self.length * i / n) for i in range(n + 1)])
+
+
+def _curve_outline(radius: float, angle: float, width: float, tip: float,
+                   sagitta: float) -> tuple[np.ndarray, Pose]:
+    """A left-turning curve: right (outer) edge forward, tip, left (inner) edge back, notch."""
+    half = width / 2.0
+    r_out, r_in = radius + half, radius - half
+    n = arc_segments(angle, r_out, sagitta)
+    phi = np.linspace(0.0, angle, n + 1)
+    outer = np.column_stack([r_out * np.sin(phi), radius - r_out * np.cos(phi)])
+    inner = np.column_stack([r_in * np.sin(phi), radius - r_in * np.cos(phi)])[::-1]
+    exit_pose = Pose(radius * math.sin(angle), radius * (1.0 - math.cos(angle)), angle)
+    tip_pt = np.array([exit_pose.ahead(tip)])
+    notch = np.array([[tip, 0.0]])
+    return np.vstack([outer, tip_pt, inner, notch]), exit_pose
+
+
+def _straight_outline(length: float, width: float, tip: float) -> tuple[np.ndarray, Pose]:
+    half = width / 2.0
+    coords = np.array([[0.0, -half], [length, -half], [length + tip, 0.0], [length, half],
+                       [0.0, half], [tip, 0.0]])
+    return coords, Pose(length, 0.0, 0.0)
+
+
+def build_shapes(pieces: PiecesConfig) -> dict[tuple[PieceKind, int, int], PieceShape]:
+    """Every piece type of the config, keyed by (kind, gear, side); built once per game."""
+    shapes: dict[tuple[PieceKind, int, int], PieceShape] = {}
+    for g in pieces.gears:
+        coords, ex = _straight_outline(g.straight, pieces.width, pieces.tip)
+        shapes[(PieceKind.STRAIGHT, g.gear, 0)] = PieceShape(
+            PieceKind.STRAIGHT, g.gear, 0, coords, ex, g.straight, math.inf, 0.0)
+        for kind, turn in ((PieceKind.SOFT, g.soft), (PieceKind.HARD, g.hard)):
+            if turn is None:
+                continue
+            a = turn_radians(turn)
+            coords, ex = _curve_outline(turn.radius, a, pieces.width, pieces.tip,
+                                        pieces.arc_max_sagitta)
+            length = turn.radius * a
+            shapes[(kind, g.gear, 1)] = PieceShape(kind, g.gear, 1, coords, ex, length,
+                                                   turn.radius, a)
+            mirrored = coords[::-1] * np.array([1.0, -1.0])
+            shapes[(kind, g.gear, -1)] = PieceShape(
+                kind, g.gear, -1, mirrored, Pose(ex.x, -ex.y, -ex.h), length, turn.radius, a)
+    return shapes
+
+
+def launch_outline(width: float, depth: float, piece_width: float, tip: float) -> np.ndarray:
+    """The Launch Point in its frame (back midpoint at the origin, +x inward): back corners
+    on the edge, shoulders, and a front point that a first piece's notch nests on."""
+    hw, hp, d = width / 2.0, piece_width / 2.0, depth - tip
+    return np.array([[0.0, -hw], [d, -hw], [d, -hp], [depth, 0.0], [d, hp], [d, hw],
+                     [0.0, hw]])
+
+
+@dataclass(frozen=True, eq=False)
+class Element:
+    """A piece or Launch Point on the table (immutable, shared between clones).
+
+    ``pose`` is a piece's entry pose, or a Launch Point's back-midpoint frame; ``t`` is a
+    Launch Point's position along the perimeter (``nan`` for pieces).
+    """
+
+    owner: int
+    kind: PieceKind
+    gear: int
+    side: int
+    pose: Pose
+    turn: int
+    t: float
+    exit: Pose
+    coords: np.ndarray = field(repr=False)
+    poly: Polygon = field(repr=False)
+    bbox: tuple[float, float, float, float] = field(repr=False)
+
+    @property
+    def is_launch(self) -> bool:
+        """True for a Launch Point token."""
+        return self.kind is PieceKind.LAUNCH
+
+    def tip(self, tip: float) -> tuple[float, float]:
+        """The point of the front."""
+        return self.exit.ahead(tip)
+
+    def __str__(self) -> str:
+        if self.is_launch:
+            return f"Launch Point at t={self.t:.2f}"
+        side = {0: "", 1: " left", -1: " right"}[self.side]
+        return f"gear {self.gear} {self.kind.name.lower()}{side} from {self.pose}"
+
+
+def make_element(owner: int, kind: PieceKind, gear: int, side: int, pose: Pose, turn: int,
+                 local: np.ndarray, exit_local: Pose, t: float = math.nan) -> Element:
+    """Place a local outline at ``pose``."""
+    coords = to_world(local, pose)
+    poly = shapely.polygons(coords)
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    return Element(owner, kind, gear, side, pose, turn, t, pose.compose(exit_local), coords,
+                   poly, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+
+
+def joint_line(exit_pose: Pose, width: float, tip: float) -> np.ndarray:
+    """The V where a piece nests on its predecessor (the predecessor's point)."""
+    local = np.array([[0.0, width / 2.0], [tip, 0.0], [0.0, -width / 2.0]])
+    return to_world(local, exit_pose)
+
+
+class Table:
+    """A table: a circle centred on the origin or a simple polygon, with its perimeter
+    parametrized by arc length ``t`` running clockwise (seat numbers increase clockwise;
+    for a player facing the table, increasing ``t`` runs to its left)."""
+
+    def __init__(self, cfg: TableConfig, sagitta: float) -> None:
+        self.cfg = cfg
+        self.name = cfg.name
+        self.is_circle = cfg.shape == "circle"
+        if self.is_circle:
+            self.radius = cfg.diameter / 2.0
+            self.perimeter = math.pi * cfg.diameter
+            self.centre = (0.0, 0.0)
+            self.polygon = shapely.polygons(disc_coords(self.radius, sagitta))
+            self.min_width = cfg.diameter
+        else:
+            verts = np.array(cfg.polygon, dtype=float)
+            poly = Polygon(verts)
+            if not poly.is_valid or poly.area <= 0:
+                raise ValueError(f"table {cfg.name!r}: the polygon is not simple")
+            if shapely.is_ccw(poly.exterior):
+                verts = np.vstack([verts[:1], verts[:0:-1]])  # clockwise, same first vertex
+            self.vertices = verts
+            closed = np.vstack([verts, verts[:1]])
+            seg = np.diff(closed, axis=0)
+            self.seg_len = np.hypot(seg[:, 0], seg[:, 1])
+            self.cum = np.concatenate([[0.0], np.cumsum(self.seg_len)])
+            self.perimeter = float(self.cum[-1])
+            self.polygon = Polygon(verts)
+            self.boundary = self.polygon.exterior
+            c = self.polygon.centroid
+            self.centre = (float(c.x), float(c.y))
+            self.min_width = _min_width(verts)
+            self.radius = math.nan
+        shapely.prepare(self.polygon)
+        self.sagitta = sagitta
+
+    # -- the perimeter ------------------------------------------------------------------
+    def point_at(self, t: float) -> tuple[float, float]:
+        """The perimeter point at arc length ``t`` (clockwise from the start)."""
+        t %= self.perimeter
+        if self.is_circle:
+            phi = -math.pi / 2.0 - t / self.radius
+            return (self.radius * math.cos(phi), self.radius * math.sin(phi))
+        i = min(int(np.searchsorted(self.cum, t, side="right")) - 1, len(self.seg_len) - 1)
+        f = (t - self.cum[i]) / self.seg_len[i]
+        a, b = self.vertices[i], self.vertices[(i + 1) % len(self.vertices)]
+        return (float(a[0] + f * (b[0] - a[0])), float(a[1] + f * (b[1] - a[1])))
+
+    def seat_position(self, seat: int, num_players: int) -> float:
+        """Where ``seat`` sits, as a perimeter position."""
+        return ((self.cfg.first_seat + seat / num_players) % 1.0) * self.perimeter
+
+    def reach(self, seat: int, num_players: int) -> tuple[float, float]:
+        """The stretch within arm's reach of ``seat`` as (start, end) positions (end > start)."""
+        c = self.seat_position(seat, num_players)
+        half = self.cfg.reach * self.perimeter / 2.0
+        return (c - half, c + half)
+
+    def launch_frame(self, t: float) -> Pose:
+        """The Launch Point frame at ``t``: back midpoint, heading along the inward normal;
+        the back corners lie on the edge, ``launch_point.width`` apart."""
+        w = self.cfg.launch_point.width
+        if self.is_circle:
+            phi = -math.pi / 2.0 - (t % self.perimeter) / self.radius
+            back = self.radius * math.cos(math.asin(min(1.0, w / 2.0 / self.radius)))
+            return Pose(back * math.cos(phi), back * math.sin(phi), _wrap_angle(phi + math.pi))
+        lo, hi = w / 2.0, self.perimeter / 2.0
+        c1 = c2 = (0.0, 0.0)
+        for _ in range(60):  # bisection on the half-stretch whose chord is w long
+            a = (lo + hi) / 2.0
+            c1, c2 = self.point_at(t - a), self.point_at(t + a)
+            if math.hypot(c2[0] - c1[0], c2[1] - c1[1]) < w:
+                lo = a
+            else:
+                hi = a
+        a = hi
+        c1, c2 = self.point_at(t - a), self.point_at(t + a)
+        ux, uy = c2[0] - c1[0], c2[1] - c1[1]  # towards the player's left
+        return Pose((c1[0] + c2[0]) / 2.0, (c1[1] + c2[1]) / 2.0, math.atan2(-ux, uy))
+
+    # -- containment, sampling ----------------------------------------------------------
+    def holds(self, element_coords: np.ndarray, poly: Polygon, tol: float) -> bool:
+        """True when a shape lies wholly on the table, clear of the edge by ``tol``."""
+        if self.is_circle:
+            r2 = float(np.max(np.einsum("ij,ij->i", element_coords, element_coords)))
+            return r2 <= (self.radius - tol) ** 2
+        return bool(self.polygon.contains(poly)) and shapely.distance(poly, self.boundary) >= tol
+
+    def inset(self, d: float) -> Polygon:
+        """The table shrunk by ``d`` (where a disc of radius ``d`` may lie)."""
+        if self.is_circle:
+            return shapely.polygons(disc_coords(self.radius - d, self.sagitta))
+        return self.polygon.buffer(-d, join_style="mitre")
+
+    def random_point(self, rng: np.random.Generator, inset: float) -> tuple[float, float]:
+        """A uniformly random point of the table shrunk by ``inset``."""
+        if self.is_circle:
+            u, v = rng.random(), rng.random()
+            r = (self.radius - inset) * math.sqrt(u)
+            return (r * math.cos(TWO_PI * v), r * math.sin(TWO_PI * v))
+        region = self.inset(inset)
+        x0, y0, x1, y1 = region.bounds
+        while True:
+            x, y = x0 + (x1 - x0) * rng.random(), y0 + (y1 - y0) * rng.random()
+            if shapely.contains_xy(region, x, y):
+                return (x, y)
+
+    def contains_point(self, x: float, y: float, inset: float) -> bool:
+        """True when (x, y) lies in the table shrunk by ``inset``."""
+        if self.is_circle:
+            return math.hypot(x, y) <= self.radius - inset
+        return bool(shapely.contains_xy(self.inset(inset), x, y))
+
+
+def _min_width(verts: np.ndarray) -> float:
+    """The shortest surface dimension: the least width over all directions (convex hull)."""
+    hull = np.asarray(shapely.convex_hull(shapely.multipoints(verts)).exterior.coords)[:-1]
+    best = math.inf
+    for i in range(len(hull)):
+        a, b = hull[i], hull[(i + 1) % len(hull)]
+        d = b - a
+        n = np.array([-d[1], d[0]]) / math.hypot(d[0], d[1])
+        best = min(best, float(np.max(np.abs((hull - a) @ n))))
+    return best
+
+
+def inflate(d: float, quad_segs: int) -> float:
+    """A buffer distance whose polygonal buffer contains the true offset by ``d``."""
+    return d / math.cos(math.pi / (4 * quad_segs)) + 1e-9
+
+
+def contact_parts(a: Polygon, b: Polygon, tol: float) -> list[Polygon]:
+    """Where ``a`` comes within ``tol`` of ``b``: the parts of ``a`` inside ``b`` grown by tol."""
+    region = shapely.intersection(a, shapely.buffer(b, tol, quad_segs=4))
+    return [p for p in shapely.get_parts(region) if not p.is_empty]
+
+
+def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float) -> int:
+    """How many parts (of at least ``min_area``) the Lazer cuts a Prizm disc into."""
+    rest = shapely.difference(disc, shapely.union_all(lazer))
+    return sum(1 for p in shapely.get_parts(rest) if p.area >= min_area)
+
+
+def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
+                prizms: list[tuple[float, float]], table: Table, radius: float,
+                clearance: float, tol: float) -> tuple[float, float] | None:
+    """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
+    and other Prizm and wholly on the table; ``None`` when there is none.
+
+    Only obstacles within the search radius can matter, so the search grows a disc around the
+    centre until a free point turns up or the disc covers the table.
+    """
+    q = 16
+    d_piece = inflate(radius + clearance, q)
+    d_prizm = inflate(2 * radius + clearance, q)
+    free_table = table.inset(radius + tol)
+    cx, cy = centre
+    boxes = np.array([p.bounds for p in pieces]) if pieces else np.zeros((0, 4))
+    rho = 2.0 * radius + clearance
+    limit = 2.0 * max(table.min_width, math.hypot(*table.polygon.bounds[2:]) * 2.0)
+    while rho <= limit:
+        reach = rho + d_prizm
+        near = [pieces[i] for i in np.flatnonzero(
+            (boxes[:, 0] <= cx + reach) & (boxes[:, 2] >= cx - reach)
+            & (boxes[:, 1] <= cy + reach) & (boxes[:, 3] >= cy - reach))]
+        blocked = [shapely.buffer(p, d_piece, quad_segs=q) for p in near]
+        blocked += [Point(p).buffer(d_prizm, quad_segs=q) for p in prizms
+                    if math.hypot(p[0] - cx, p[1] - cy) <= reach]
+        region = shapely.intersection(free_table, Point(centre).buffer(rho, quad_segs=q))
+        if blocked:
+            region = shapely.difference(region, shapely.union_all(blocked))
+        if not region.is_empty and region.area > 0:
+            if shapely.contains_xy(region, cx, cy):
+                return centre
+            p = shapely.shortest_line(region, Point(centre)).coords[0]
+            return (float(p[0]), float(p[1]))
+        rho *= 2.0
+    return None

@@ -1,0 +1,916 @@
+"""A Lazer Ryderz game in progress: the decision/chance machine over the table geometry.
+
+The machine is a stack of small tasks (plain tuples, so a state serializes to JSON). It runs
+until a decision (``self.decision``) or a chance event (``self.chance``) is pending or the game
+is over. Every rule of ``shared/rules/lazer_ryderz.md`` lives here once.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import shapely
+
+from ryderz_env.rules.actions import NOOP, Action, ActionKind, Move
+from ryderz_env.rules.config import Character, PieceKind
+from ryderz_env.rules.geometry import (
+    Element,
+    Pose,
+    contact_parts,
+    crossing_parts,
+    joint_line,
+    make_element,
+    nudge_point,
+)
+from tabletop.errors import IllegalActionError, InvalidStateError
+from tabletop.protocol import GameOutcome, sample_discrete
+
+if TYPE_CHECKING:
+    from ryderz_env.rules.game import Game
+
+STRAIGHT, SOFT, HARD = PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD
+
+
+class DecisionKind(enum.Enum):
+    """What a deciding seat is asked."""
+
+    ENGINES = "engines"  # simultaneous: starting gear and Launch Point
+    RESPAWN = "respawn"  # after a crash: any gear and a Launch Point
+    POWER = "power"  # start of turn: Super Sheriff / Phantom Cosmonaut, or decline
+    BONUS = "bonus"  # large table: a 5th-gear straight before the first piece, or not
+    MOVE = "move"  # shift and move
+    SHARK = "shark"  # Lazer Shark: the extra longest straight, or not
+
+
+class ChanceKind(enum.Enum):
+    """The chance events; DIE and DEAL_GEARS are discrete, the others continuous."""
+
+    DEAL_GEARS = "deal_gears"  # after the last all-stall redo: distinct gears at random
+    LAUNCH_NOISE = "launch_noise"  # blind placement: offset along the edge (inches)
+    DIE = "die"  # the curve die: a face value, 0 for Spin Out
+    TOSS = "toss"  # a fresh neutral Prizm lands at (x, y)
+
+
+class Outcome(enum.Enum):
+    """How a game ended."""
+
+    IN_PROGRESS = "in_progress"
+    WIN = "win"
+    TRUNCATED = "truncated"
+
+
+class Prizm(NamedTuple):
+    """A Prizm disc: centre and owner seat (-1 neutral)."""
+
+    x: float
+    y: float
+    owner: int = -1
+
+
+class Player:
+    """One Ryder: gear, supply, power, and its Lazer (oldest element first)."""
+
+    __slots__ = ("seat", "gear", "stalled", "power_ready", "supply", "lazer", "head",
+                 "prev_turn")
+
+    def __init__(self, seat: int, supply: list[list[int]], power_ready: bool) -> None:
+        self.seat = seat
+        self.gear = 1
+        self.stalled = False
+        self.power_ready = power_ready
+        self.supply = supply  # supply[gear - 1][kind]: pieces off the table
+        self.lazer: list[Element] = []
+        self.head: Pose | None = None  # the front pose; None with no Lazer on the table
+        self.prev_turn = -1  # the id of this player's previous turn
+
+    def copy(self) -> Player:
+        """An independent copy (elements are immutable and shared)."""
+        p = Player(self.seat, [list(g) for g in self.supply], self.power_ready)
+        p.gear, p.stalled, p.lazer = self.gear, self.stalled, list(self.lazer)
+        p.head, p.prev_turn = self.head, self.prev_turn
+        return p
+
+
+class State:
+    """A Lazer Ryderz game in progress. Build it with ``Game.new_initial_state``."""
+
+    def __init__(self, game: Game, seed: int | None = None, *, _empty: bool = False) -> None:
+        self.game = game
+        self.seed = seed
+        if _empty:
+            return
+        r = game.rules
+        n = r.num_players
+        self.players = [Player(s, [list(g) for g in game.supply], r.powers) for s in range(n)]
+        self.prizms = [Prizm(x, y) for x, y in game.start_prizms]
+        self.round = 0
+        self.marker = 0  # the first seat clockwise from the Tie-Breaker Marker
+        self.order: list[int] = []
+        self.turn_id = 0
+        self.tasks: list[tuple] = [("round_start",), ("engines", 0)]
+        self.decision: dict[str, Any] | None = None
+        self.chance: dict[str, Any] | None = None
+        self.turn: dict[str, Any] | None = None
+        self.status = Outcome.IN_PROGRESS
+        self.winner: int | None = None
+        self._reset_caches()
+        self._run()
+
+    def _reset_caches(self) -> None:
+        self._legal: dict[int, list[Action]] = {}
+        self._index: tuple[list[Element], np.ndarray, np.ndarray] | None = None
+
+    def clone(self) -> State:
+        """An independent copy (pieces are immutable and shared)."""
+        c = State(self.game, self.seed, _empty=True)
+        c.players = [p.copy() for p in self.players]
+        c.prizms = list(self.prizms)
+        c.round, c.marker, c.order, c.turn_id = self.round, self.marker, list(self.order), \
+            self.turn_id
+        c.tasks = list(self.tasks)
+        c.decision = _copy_json(self.decision)
+        c.chance = _copy_json(self.chance)
+        c.turn = _copy_json(self.turn)
+        c.status, c.winner = self.status, self.winner
+        c._reset_caches()
+        return c
+
+    # ------------------------------------------------------------------ protocol: queries
+    def current_players(self) -> tuple[int, ...]:
+        """Seats deciding now (all seats at Start Your Engines)."""
+        d = self.decision
+        if d is None:
+            return ()
+        return tuple(d["seats"]) if "seats" in d else (d["seat"],)
+
+    def decision_kind(self) -> DecisionKind | None:
+        """The kind of the pending decision, or None."""
+        return DecisionKind(self.decision["kind"]) if self.decision else None
+
+    def is_simultaneous_node(self) -> bool:
+        """True at Start Your Engines."""
+        return self.decision is not None and "seats" in self.decision
+
+    def is_chance_node(self) -> bool:
+        """True when a chance event is pending."""
+        return self.chance is not None
+
+    def chance_kind(self) -> ChanceKind | None:
+        """The kind of the pending chance event, or None."""
+        return ChanceKind(self.chance["kind"]) if self.chance else None
+
+    def is_terminal(self) -> bool:
+        """True once the game is won or truncated."""
+        return self.status is not Outcome.IN_PROGRESS
+
+    def outcome(self) -> GameOutcome:
+        """Why the game ended (``Outcome.IN_PROGRESS`` while it goes on) and the winner."""
+        return GameOutcome(self.status, self.winner)
+
+    def returns(self) -> list[float]:
+        """+win to the winner, -win/(n-1) to the others; zeros otherwise."""
+        n = len(self.players)
+        if self.status is not Outcome.WIN:
+            return [0.0] * n
+        w = self.game.rules.win_reward
+        return [w if s == self.winner else -w / (n - 1) for s in range(n)]
+
+    def score(self, seat: int) -> int:
+        """Prizms of ``seat``'s colour on the table."""
+        return sum(1 for p in self.prizms if p.owner == seat)
+
+    def elements(self) -> list[Element]:
+        """Every piece and Launch Point on the table, by seat then age."""
+        return self._table_index()[0]
+
+    def locked(self, j: int) -> bool:
+        """Whether Prizm ``j`` is locked (computed from the table, never stored)."""
+        owners = self._touching_colours(j)
+        return len(owners) >= 2 or self.prizms[j].owner in owners
+
+    # ------------------------------------------------------------------ chance
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The pending discrete chance event's outcomes with exact probabilities."""
+        ch = self.chance
+        if ch is None:
+            raise InvalidStateError("chance_outcomes called when no chance event is pending")
+        if ch["kind"] == ChanceKind.DIE._value_:
+            faces = self.game.rules.die_faces
+            return [(f, faces.count(f) / len(faces)) for f in sorted(set(faces))]
+        if ch["kind"] == ChanceKind.DEAL_GEARS._value_:
+            k = len(self.game.gear_deals)
+            return [(i, 1.0 / k) for i in range(k)]
+        raise InvalidStateError(
+            f"the pending chance event ({ch['kind']}) is continuous: draw it with sample_chance")
+
+    def sample_chance(self, rng: np.random.Generator) -> Any:
+        """One outcome of the pending chance event, drawn with ``rng`` (not applied)."""
+        ch = self.chance
+        if ch is None:
+            raise InvalidStateError("sample_chance called when no chance event is pending")
+        kind = ch["kind"]
+        if kind == ChanceKind.LAUNCH_NOISE._value_:
+            return float(rng.normal(0.0, self.game.rules.launch_noise_sigma))
+        if kind == ChanceKind.TOSS._value_:
+            x, y = self.game.table.random_point(rng, self.game.rules.prizm_radius)
+            return [float(x), float(y)]
+        return sample_discrete(self.chance_outcomes(), rng)
+
+    def apply_chance(self, outcome: Any) -> None:
+        """Apply a chance outcome (a face, a deal index, an offset, or an (x, y) point)."""
+        ch = self.chance
+        if ch is None:
+            raise IllegalActionError("apply_chance called when no chance event is pending")
+        kind = ChanceKind(ch["kind"])
+        value = self._check_chance(kind, outcome)
+        self.chance = None
+        self._legal = {}
+        _CHANCE[kind](self, ch, value)
+        self._run()
+
+    def _check_chance(self, kind: ChanceKind, outcome: Any) -> Any:
+        if kind in (ChanceKind.DIE, ChanceKind.DEAL_GEARS):
+            valid = [o for o, p in self.chance_outcomes() if p > 0]
+            if isinstance(outcome, bool) or outcome not in valid:
+                raise IllegalActionError(
+                    f"chance outcome {outcome!r} is not possible for {kind.value}; "
+                    f"possible: {valid}")
+            return int(outcome)
+        if kind is ChanceKind.LAUNCH_NOISE:
+            if isinstance(outcome, bool) or not isinstance(outcome, int | float) \
+                    or not math.isfinite(outcome):
+                raise IllegalActionError(
+                    f"launch noise must be a finite number of inches, got {outcome!r}")
+            return float(outcome)
+        try:
+            x, y = (float(v) for v in outcome)
+        except (TypeError, ValueError):
+            raise IllegalActionError(
+                f"a Prizm toss is a point [x, y], got {outcome!r}") from None
+        r = self.game.rules.prizm_radius
+        if not (math.isfinite(x) and math.isfinite(y)
+                and self.game.table.contains_point(x, y, r - 1e-9)):
+            raise IllegalActionError(
+                f"a tossed Prizm must lie wholly on the table; ({x}, {y}) does not")
+        return (x, y)
+
+    # ------------------------------------------------------------------ decisions
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Legal actions of ``seat`` now: every discrete choice, and at a launch decision a
+        spread of ``launch_spread`` evenly spaced Launch Points per gear."""
+        if seat not in self.current_players():
+            return []
+        cached = self._legal.get(seat)
+        if cached is None:
+            cached = self._legal[seat] = self._compute_legal(seat)
+        return list(cached)
+
+    def legal_action_ints(self, seat: int) -> list[int]:
+        """The codec ints of the legal actions (each once)."""
+        enc = self.game.codec.encode
+        return sorted({enc(a) for a in self.legal_actions(seat)})
+
+    def is_legal(self, seat: int, action: Action) -> bool:
+        """Whether ``action`` is legal for ``seat`` now (any Launch Point in range included)."""
+        return self.illegal_reason(seat, action) is None
+
+    def illegal_reason(self, seat: int, action: Any) -> str | None:
+        """Why ``action`` is illegal for ``seat`` now, or None when it is legal."""
+        if seat not in self.current_players():
+            return f"seat {seat} is not deciding now (deciders: {list(self.current_players())})"
+        try:
+            a = self.game.as_action(action)
+        except IllegalActionError as exc:
+            return str(exc)
+        kind = self.decision["kind"]
+        if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
+            top = self.game.top_gear
+            if a.kind is not ActionKind.LAUNCH or not 1 <= a.arg <= top:
+                return f"{a} is not a launch; a launch is a gear 1-{top} and a position x"
+            if not (isinstance(a.x, float) and -1.0 <= a.x <= 1.0):
+                lo, hi = self.game.table.reach(seat, len(self.players))
+                return (f"Launch Point position {a.x!r} is outside reach: x must lie in "
+                        f"[-1, 1] (the edge from {lo:.2f} to {hi:.2f} inches along the "
+                        f"perimeter)")
+            return None
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self._compute_legal(seat)
+        if a in legal:
+            return None
+        return (f"{a} is not legal for seat {seat} at {kind}; "
+                f"legal: {', '.join(str(x) for x in legal)}")
+
+    def apply_action(self, action: Action | int) -> None:
+        """Apply the only decider's action."""
+        players = self.current_players()
+        if len(players) != 1:
+            raise IllegalActionError(
+                self._no_decision_message() if not players else
+                f"apply_action needs exactly one decider; deciders now: {list(players)} "
+                "(Start Your Engines is simultaneous: use apply_actions)")
+        self.apply_actions({players[0]: action})
+
+    def apply_actions(self, actions: Mapping[int, Action | int]) -> None:
+        """Apply one action per decider (every seat at Start Your Engines)."""
+        players = self.current_players()
+        if not players:
+            raise IllegalActionError(self._no_decision_message())
+        try:
+            given = sorted(int(s) for s in actions)
+        except (TypeError, ValueError) as exc:
+            raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
+        if given != sorted(players):
+            raise IllegalActionError(
+                f"actions given for seats {given}, but the deciders are {list(players)}")
+        acts: dict[int, Action] = {}
+        for s, a in actions.items():
+            why = self.illegal_reason(int(s), a)
+            if why is not None:
+                raise IllegalActionError(why)
+            acts[int(s)] = self.game.as_action(a)
+        d, self.decision = self.decision, None
+        self._legal = {}
+        _DECIDE[DecisionKind(d["kind"])](self, d, acts)
+        self._run()
+
+    def _no_decision_message(self) -> str:
+        if self.is_terminal():
+            return f"no decision is pending: the game is over ({self.status.value})"
+        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
+                "use apply_chance")
+
+    def _compute_legal(self, seat: int) -> list[Action]:
+        kind = DecisionKind(self.decision["kind"])
+        g = self.game
+        p = self.players[seat]
+        if kind in (DecisionKind.ENGINES, DecisionKind.RESPAWN):
+            return [Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
+                    for x in g.launch_spread]
+        if kind is DecisionKind.POWER:
+            acts = [Action(ActionKind.DECLINE)]
+            char = g.rules.characters[seat]
+            if char is Character.PHANTOM_COSMONAUT:
+                acts.append(Action(ActionKind.PHANTOM))
+            elif char is Character.SUPER_SHERIFF:
+                acts += [Action.sheriff(o, top) for o in range(len(self.players)) if o != seat
+                         for top in (False, True)]
+            return acts
+        if kind in (DecisionKind.BONUS, DecisionKind.SHARK):
+            yes = ActionKind.BONUS if kind is DecisionKind.BONUS else ActionKind.SHARK
+            return [Action(yes), Action(ActionKind.DECLINE)]
+        acts = []
+        wave = self._power_ready(seat, Character.GALACTIC_WAVERYDER)
+        for shift in (-1, 0, 1):
+            gear = p.gear + shift
+            if not 1 <= gear <= g.top_gear:
+                continue
+            moves = [Move.STRAIGHT, Move.SOFT_LEFT, Move.SOFT_RIGHT]
+            if g.has_hard[gear]:
+                moves += [Move.HARD_LEFT, Move.HARD_RIGHT]
+                if wave:
+                    moves += [Move.WAVE_LEFT_LEFT, Move.WAVE_LEFT_RIGHT,
+                              Move.WAVE_RIGHT_LEFT, Move.WAVE_RIGHT_RIGHT]
+            acts += [Action.move(shift, m) for m in moves]
+        return acts
+
+    def _power_ready(self, seat: int, character: Character) -> bool:
+        r = self.game.rules
+        return r.powers and r.characters[seat] is character and self.players[seat].power_ready
+
+    # ------------------------------------------------------------------ the machine
+    def _run(self) -> None:
+        while self.decision is None and self.chance is None \
+                and self.status is Outcome.IN_PROGRESS:
+            if not self.tasks:
+                raise InvalidStateError("the game has no pending work but is not over")
+            task = self.tasks.pop()
+            _TASKS[task[0]](self, *task[1:])
+
+    def _push(self, *tasks: tuple) -> None:
+        """Queue tasks to run in the order given."""
+        self.tasks.extend(reversed(tasks))
+
+    def _end(self, outcome: Outcome, winner: int | None = None) -> None:
+        self.status, self.winner = outcome, winner
+        self.tasks.clear()
+        self.decision = self.chance = self.turn = None
+        self._legal = {}
+
+    # ------------------------------------------------------------------ Start Your Engines
+    def _t_engines(self, attempt: int) -> None:
+        self.decision = {"kind": DecisionKind.ENGINES._value_,
+                         "seats": list(range(len(self.players))), "attempt": attempt}
+
+    def _d_engines(self, d: dict, acts: dict[int, Action]) -> None:
+        gears = {s: a.arg for s, a in acts.items()}
+        counts = {g: list(gears.values()).count(g) for g in gears.values()}
+        stalled = {s for s, g in gears.items() if counts[g] > 1}
+        spots = [(s, acts[s].x) for s in sorted(acts)]
+        if len(stalled) == len(self.players):
+            if d["attempt"] < self.game.rules.max_redos:
+                self._push(("engines", d["attempt"] + 1))
+            else:
+                self.chance = {"kind": ChanceKind.DEAL_GEARS._value_, "spots": spots}
+            return
+        for s, g in gears.items():
+            p = self.players[s]
+            p.stalled = s in stalled
+            p.gear = 1 if p.stalled else g
+        self._set_marker_and_launch(spots)
+
+    def _c_deal_gears(self, ch: dict, index: int) -> None:
+        for s, g in enumerate(self.game.gear_deals[index]):
+            self.players[s].gear, self.players[s].stalled = g, False
+        self._set_marker_and_launch([tuple(x) for x in ch["spots"]])
+
+    def _set_marker_and_launch(self, spots: list[tuple[int, float]]) -> None:
+        top = max(p.gear for p in self.players)
+        leader = next(p.seat for p in self.players if p.gear == top and not p.stalled)
+        self.marker = (leader + 1) % len(self.players)
+        # blind placement in seat order clockwise from seat 0 (the rules' start order)
+        self._push(*[("launch", s, x) for s, x in spots])
+
+    def _t_launch(self, seat: int, x: float) -> None:
+        if self.game.rules.launch_noise_sigma > 0:
+            self.chance = {"kind": ChanceKind.LAUNCH_NOISE._value_, "seat": seat, "x": x}
+        else:
+            self._place_launch(seat, x, 0.0)
+
+    def _c_launch_noise(self, ch: dict, offset: float) -> None:
+        self._place_launch(ch["seat"], ch["x"], offset)
+
+    def _place_launch(self, seat: int, x: float, offset: float) -> None:
+        """Blind placement: the chosen spot plus noise, clipped to reach, then moved along the
+        edge to the nearest position clear of every Launch Point and Lazer."""
+        lo, hi = self.game.table.reach(seat, len(self.players))
+        t = min(hi, max(lo, lo + (x + 1.0) / 2.0 * (hi - lo) + offset))
+        t = self._free_launch_position(seat, t)
+        el = self.game.launch_element(seat, t, self.turn_id)
+        p = self.players[seat]
+        p.lazer = [el]
+        p.head = el.exit
+        self._index = None
+
+    def _launch_clear(self, seat: int, t: float) -> bool:
+        el = self.game.launch_element(seat, t, self.turn_id)
+        return not self._touching(el, exclude=None)
+
+    def _free_launch_position(self, seat: int, t: float) -> float:
+        if self._launch_clear(seat, t):
+            return t
+        step = self.game.rules.launch_search_step
+        half = self.game.table.perimeter / 2.0
+        k = 1
+        while k * step <= half:
+            found = []
+            for sign in (1.0, -1.0):
+                cand = t + sign * k * step
+                if self._launch_clear(seat, cand):
+                    blocked = cand - sign * step
+                    for _ in range(40):  # bisect to the edge of the free stretch
+                        mid = (blocked + cand) / 2.0
+                        if self._launch_clear(seat, mid):
+                            cand = mid
+                        else:
+                            blocked = mid
+                    found.append(cand)
+            if found:
+                return min(found, key=lambda c: (abs(c - t), c))
+            k += 1
+        return t  # nowhere free on the whole edge: it stays where it landed
+
+    # ------------------------------------------------------------------ rounds
+    def _t_round_start(self) -> None:
+        r = self.game.rules
+        if self.round >= r.round_limit:
+            self._end(Outcome.TRUNCATED)
+            return
+        self.round += 1
+        n = len(self.players)
+        self.order = sorted(range(n), key=lambda s: (-self.players[s].gear,
+                                                     (s - self.marker) % n))
+        self._push(*[("turn", s) for s in self.order], ("round_end",))
+
+    def _t_round_end(self) -> None:
+        self.marker = (self.marker + 1) % len(self.players)
+        self._push(("round_start",))
+
+    def _t_turn(self, seat: int) -> None:
+        self.turn_id += 1
+        self.turn = {"seat": seat, "id": self.turn_id, "phantom": False, "shark": False,
+                     "scored": [], "tosses": 0, "roll": None}
+        self._push(("power", seat), ("bonus", seat), ("move", seat), ("shark", seat),
+                   ("resolve", seat), ("turn_end", seat))
+
+    def _t_power(self, seat: int) -> None:
+        if self._power_ready(seat, Character.SUPER_SHERIFF) or self._power_ready(
+                seat, Character.PHANTOM_COSMONAUT):
+            self.decision = {"kind": DecisionKind.POWER._value_, "seat": seat}
+
+    def _d_power(self, d: dict, acts: dict[int, Action]) -> None:
+        seat = d["seat"]
+        a = acts[seat]
+        if a.kind is ActionKind.DECLINE:
+            return
+        self.players[seat].power_ready = False
+        if a.kind is ActionKind.PHANTOM:
+            self.turn["phantom"] = True
+        else:
+            target = self.players[a.arg // 2]
+            target.gear = self.game.top_gear if a.arg % 2 else 1
+
+    def _t_bonus(self, seat: int) -> None:
+        p = self.players[seat]
+        g = self.game
+        if g.large_table and len(p.lazer) == 1 and p.lazer[0].is_launch \
+                and p.head == p.lazer[0].exit and p.supply[g.top_gear - 1][STRAIGHT] > 0:
+            self.decision = {"kind": DecisionKind.BONUS._value_, "seat": seat}
+
+    def _d_bonus(self, d: dict, acts: dict[int, Action]) -> None:
+        seat = d["seat"]
+        if acts[seat].kind is ActionKind.BONUS:
+            self._place(seat, STRAIGHT, self.game.top_gear, 0)
+
+    def _t_move(self, seat: int) -> None:
+        self.decision = {"kind": DecisionKind.MOVE._value_, "seat": seat}
+
+    def _d_move(self, d: dict, acts: dict[int, Action]) -> None:
+        seat = d["seat"]
+        a = acts[seat]
+        p = self.players[seat]
+        p.gear += a.shift
+        move = a.move_kind
+        if move is Move.STRAIGHT:
+            self._place_straight(seat, p.gear)
+        elif move.is_wave:
+            p.power_ready = False
+            for side in move.sides:
+                self._place_curve(seat, p.gear, HARD, side, hard_only=True)
+        else:
+            kind = SOFT if move in (Move.SOFT_LEFT, Move.SOFT_RIGHT) else HARD
+            self.chance = {"kind": ChanceKind.DIE._value_, "seat": seat,
+                           "curve": int(kind), "side": move.sides[0]}
+
+    def _c_die(self, ch: dict, roll: int) -> None:
+        seat = ch["seat"]
+        p = self.players[seat]
+        self.turn["roll"] = roll
+        if roll == 0 or roll >= p.gear:
+            self._place_curve(seat, p.gear, PieceKind(ch["curve"]), ch["side"])
+            if roll == 0:
+                p.gear = 1  # Spin Out
+        else:
+            self._place_straight(seat, p.gear)
+
+    def _t_shark(self, seat: int) -> None:
+        if self.status is Outcome.IN_PROGRESS and self._power_ready(seat,
+                                                                    Character.LAZER_SHARK):
+            self.decision = {"kind": DecisionKind.SHARK._value_, "seat": seat}
+
+    def _d_shark(self, d: dict, acts: dict[int, Action]) -> None:
+        seat = d["seat"]
+        if acts[seat].kind is not ActionKind.SHARK:
+            return
+        p = self.players[seat]
+        p.power_ready = False
+        self.turn["shark"] = True
+        gear = self._pick(seat, self.game.top_gear, (STRAIGHT,))  # the longest there is
+        self._place(seat, STRAIGHT, gear, 0)
+
+    # ------------------------------------------------------------------ pieces
+    def _pick(self, seat: int, gear: int, kinds: tuple[PieceKind, ...]) -> int:
+        """The gear of the piece to use, pulling the oldest pieces off the Lazer until one
+        is free: ``kinds`` in order within a gear, from ``gear`` down to 1 (the FAQ)."""
+        p = self.players[seat]
+        while True:
+            for g in range(gear, 0, -1):
+                for k in kinds:
+                    if p.supply[g - 1][k] > 0:
+                        return g
+            if not p.lazer:
+                raise InvalidStateError(f"seat {seat} has no piece of {kinds} at all")
+            self._pull_oldest(seat)
+
+    def _pick_kind(self, seat: int, gear: int,
+                   kinds: tuple[PieceKind, ...]) -> tuple[int, PieceKind]:
+        p = self.players[seat]
+        g = self._pick(seat, gear, kinds)
+        return g, next(k for k in kinds if p.supply[g - 1][k] > 0)
+
+    def _pull_oldest(self, seat: int) -> None:
+        p = self.players[seat]
+        el = p.lazer.pop(0)
+        if not el.is_launch:
+            p.supply[el.gear - 1][el.kind] += 1
+        self._index = None
+
+    def _place_straight(self, seat: int, gear: int) -> None:
+        if self.status is not Outcome.IN_PROGRESS:
+            return
+        self._place(seat, STRAIGHT, self._pick(seat, gear, (STRAIGHT,)), 0)
+
+    def _place_curve(self, seat: int, gear: int, kind: PieceKind, side: int,
+                     hard_only: bool = False) -> None:
+        if self.status is not Outcome.IN_PROGRESS:
+            return
+        kinds = (HARD,) if hard_only else (kind, SOFT if kind is HARD else HARD)
+        g, k = self._pick_kind(seat, gear, kinds)
+        self._place(seat, k, g, side)
+
+    def _place(self, seat: int, kind: PieceKind, gear: int, side: int) -> None:
+        """Put a piece from the supply on the head; then check it for scoring."""
+        if self.status is not Outcome.IN_PROGRESS:
+            return
+        p = self.players[seat]
+        shape = self.game.shapes[(kind, gear, side)]
+        el = make_element(seat, kind, gear, side, p.head, self.turn_id, shape.outline,
+                          shape.exit)
+        p.supply[gear - 1][kind] -= 1
+        p.lazer.append(el)
+        p.head = el.exit
+        self._index = None
+        self._score_piece(seat, el)
+
+    # ------------------------------------------------------------------ scoring
+    def _disc(self, j: int) -> shapely.Polygon:
+        pz = self.prizms[j]
+        return shapely.polygons(self.game.disc_local + np.array([pz.x, pz.y]))
+
+    def _disc_near(self, j: int, bbox: tuple[float, float, float, float]) -> bool:
+        pz, r = self.prizms[j], self.game.rules.prizm_radius
+        return (bbox[0] <= pz.x + r and bbox[2] >= pz.x - r and bbox[1] <= pz.y + r
+                and bbox[3] >= pz.y - r)
+
+    def _head_inside(self, seat: int, j: int) -> bool:
+        head = self.players[seat].head
+        if head is None:
+            return False
+        tx, ty = head.ahead(self.game.pieces.tip)
+        pz = self.prizms[j]
+        return math.hypot(tx - pz.x, ty - pz.y) < self.game.rules.prizm_radius
+
+    def _score_piece(self, seat: int, el: Element) -> None:
+        """Score every Prizm the Lazer has now crossed completely (this turn's and the
+        previous turn's pieces together), ``el`` being the newest piece."""
+        r = self.game.rules
+        p = self.players[seat]
+        for j in range(len(self.prizms)):
+            if self.prizms[j].owner == seat or not self._disc_near(j, el.bbox):
+                continue
+            disc = self._disc(j)
+            if not shapely.intersects(disc, el.poly) or self._head_inside(seat, j):
+                continue
+            recent = [e.poly for e in p.lazer
+                      if not e.is_launch and e.turn in (self.turn_id, p.prev_turn)]
+            if crossing_parts(disc, recent, r.min_part_area) >= 2:
+                self._take_prizm(seat, j, el)
+                if self.status is not Outcome.IN_PROGRESS:
+                    return
+
+    def _take_prizm(self, seat: int, j: int, el: Element) -> None:
+        r = self.game.rules
+        pz = self.prizms[j]
+        x, y = pz.x, pz.y
+        if len(self._touching_colours(j)) < 2:  # free floating: slide to the front
+            shape = self.game.shapes[(el.kind, el.gear, el.side)]
+            lx, ly = shape.point_at(max(0.0, shape.length - r.slide_back))
+            w = el.pose.compose(Pose(lx, ly, 0.0))
+            x, y = w.x, w.y
+        self.prizms[j] = Prizm(x, y, seat)
+        self.turn["scored"].append(j)
+        if pz.owner < 0:
+            self.turn["tosses"] += 1
+        elif r.powers:
+            self.players[pz.owner].power_ready = True  # theft recharges the victim's power
+        if self.score(seat) >= r.win_prizms:
+            self._end(Outcome.WIN, seat)
+
+    def _touching_colours(self, j: int) -> set[int]:
+        pz = self.prizms[j]
+        reach = self.game.rules.prizm_radius + self.game.rules.touch_tolerance
+        els, boxes, polys = self._table_index()
+        near = np.flatnonzero((boxes[:, 0] <= pz.x + reach) & (boxes[:, 2] >= pz.x - reach)
+                              & (boxes[:, 1] <= pz.y + reach) & (boxes[:, 3] >= pz.y - reach))
+        if not len(near):
+            return set()
+        d = shapely.distance(shapely.Point(pz.x, pz.y), polys[near])
+        return {els[i].owner for i, di in zip(near, d, strict=True) if di < reach}
+
+    # ------------------------------------------------------------------ the table index
+    def _table_index(self) -> tuple[list[Element], np.ndarray, np.ndarray]:
+        if self._index is None:
+            els = [e for p in self.players for e in p.lazer]
+            boxes = np.array([e.bbox for e in els]) if els else np.zeros((0, 4))
+            polys = np.array([e.poly for e in els], dtype=object)
+            self._index = (els, boxes, polys)
+        return self._index
+
+    def _touching(self, el: Element, exclude: Element | None) -> list[Element]:
+        """Elements on the table within the touch tolerance of ``el`` (itself excluded)."""
+        tol = self.game.rules.touch_tolerance
+        els, boxes, polys = self._table_index()
+        if not els:
+            return []
+        x0, y0, x1, y1 = el.bbox
+        near = np.flatnonzero((boxes[:, 0] <= x1 + tol) & (boxes[:, 2] >= x0 - tol)
+                              & (boxes[:, 1] <= y1 + tol) & (boxes[:, 3] >= y0 - tol))
+        near = [i for i in near if els[i] is not el and els[i] is not exclude]
+        if not near:
+            return []
+        d = shapely.distance(el.poly, polys[near])
+        return [els[i] for i, di in zip(near, d, strict=True) if di < tol]
+
+    # ------------------------------------------------------------------ end of the turn
+    def _t_resolve(self, seat: int) -> None:
+        """Nudges, then the crash, then respawn and reappearing Prizms."""
+        self._nudge_passed_over(seat)
+        crashed = self._crash_step(seat)
+        if crashed:
+            self._push(("respawn", seat))
+        self._push(*[("toss",)] * self.turn["tosses"])
+
+    def _nudge_passed_over(self, seat: int) -> None:
+        r = self.game.rules
+        p = self.players[seat]
+        new = [e for e in p.lazer if e.turn == self.turn_id and not e.is_launch]
+        for j in range(len(self.prizms)):
+            if j in self.turn["scored"] or self._head_inside(seat, j):
+                continue
+            near = [e for e in new if self._disc_near(j, e.bbox)]
+            if not near:
+                continue
+            disc = self._disc(j)
+            if sum(shapely.intersection(disc, e.poly).area for e in near) < r.min_part_area:
+                continue
+            if not self.locked(j):
+                self._nudge(j)
+
+    def _nudge(self, j: int) -> None:
+        r = self.game.rules
+        pz = self.prizms[j]
+        others = [(q.x, q.y) for i, q in enumerate(self.prizms) if i != j]
+        target = nudge_point((pz.x, pz.y), [e.poly for e in self.elements()], others,
+                             self.game.table, r.prizm_radius, r.nudge_clearance,
+                             r.touch_tolerance)
+        if target is not None:
+            self.prizms[j] = Prizm(target[0], target[1], pz.owner)
+
+    def _crash_step(self, seat: int) -> bool:
+        """Apply the crash rule to this turn's pieces; True when the mover crashed."""
+        t = self.turn
+        if t["phantom"]:
+            return False
+        p = self.players[seat]
+        crashed = t["shark"] and not t["scored"]
+        hits: dict[int, int] = {}  # victim seat -> index of its newest hit element
+        table, tol = self.game.table, self.game.rules.touch_tolerance
+        for idx, el in enumerate(p.lazer):
+            if el.turn != self.turn_id or el.is_launch:
+                continue
+            if not table.holds(el.coords, el.poly, tol):
+                crashed = True
+            pred = p.lazer[idx - 1] if idx > 0 and p.lazer[idx - 1].exit == el.pose else None
+            for other in self._touching(el, exclude=None):
+                if self._contact_excused(el, other, pred):
+                    continue
+                crashed = True
+                if other.owner != seat:
+                    lazer = self.players[other.owner].lazer
+                    k = next(i for i, e in enumerate(lazer) if e is other)
+                    hits[other.owner] = max(hits.get(other.owner, -1), k)
+        if not crashed:
+            return False
+        for victim, k in sorted(hits.items()):
+            v = self.players[victim]
+            keep = v.lazer[-1:] if k == len(v.lazer) - 1 else v.lazer[k + 1:]
+            for e in v.lazer[: len(v.lazer) - len(keep)]:
+                if not e.is_launch:
+                    v.supply[e.gear - 1][e.kind] += 1
+            v.lazer = keep
+        for e in p.lazer:
+            if not e.is_launch:
+                p.supply[e.gear - 1][e.kind] += 1
+        p.lazer, p.head = [], None
+        self._index = None
+        return True
+
+    def _contact_excused(self, el: Element, other: Element, pred: Element | None) -> bool:
+        """Contact at the joint with the predecessor, or wholly inside one Prizm disc."""
+        r = self.game.rules
+        tol = r.touch_tolerance
+        joint = None
+        if other is pred:
+            joint = shapely.linestrings(joint_line(pred.exit, self.game.pieces.width,
+                                                   self.game.pieces.tip))
+        discs = [(q.x, q.y) for j, q in enumerate(self.prizms)
+                 if self._disc_near(j, el.bbox) and self._disc_near(j, other.bbox)]
+        if joint is None and not discs:
+            return False
+        for part in contact_parts(el.poly, other.poly, tol):
+            v = shapely.get_coordinates(part)
+            if joint is not None and float(np.max(shapely.distance(
+                    shapely.points(v), joint))) <= r.joint_tolerance:
+                continue
+            if any(float(np.max(np.hypot(v[:, 0] - cx, v[:, 1] - cy)))
+                   <= r.prizm_radius + tol for cx, cy in discs):
+                continue
+            return False
+        return True
+
+    def _t_respawn(self, seat: int) -> None:
+        self.decision = {"kind": DecisionKind.RESPAWN._value_, "seat": seat}
+
+    def _d_respawn(self, d: dict, acts: dict[int, Action]) -> None:
+        seat = d["seat"]
+        a = acts[seat]
+        p = self.players[seat]
+        p.gear, p.stalled = a.arg, False
+        self._push(("launch", seat, a.x))
+
+    def _t_toss(self) -> None:
+        self.chance = {"kind": ChanceKind.TOSS._value_}
+
+    def _c_toss(self, ch: dict, point: tuple[float, float]) -> None:
+        self.prizms.append(Prizm(point[0], point[1]))
+        j = len(self.prizms) - 1
+        r = self.game.rules
+        reach = 2 * r.prizm_radius + r.touch_tolerance
+        crowded = any(math.hypot(q.x - point[0], q.y - point[1]) < reach
+                      for q in self.prizms[:-1])
+        if crowded or self._touching_colours(j):
+            self._nudge(j)  # a fresh Prizm is never locked
+
+    def _t_turn_end(self, seat: int) -> None:
+        self.players[seat].prev_turn = self.turn_id
+        self.turn = None
+
+    # ------------------------------------------------------------------ views
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know: everything on the table is public in Lazer Ryderz (the
+        only secret, the simultaneous launch choices, never sits in the state)."""
+        from ryderz_env.rules.serialize import public_view
+
+        return public_view(self, seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON snapshot with a schema version (``Game.state_from_dict`` reverses it)."""
+        from ryderz_env.rules.serialize import state_to_dict
+
+        return state_to_dict(self)
+
+    def __str__(self) -> str:
+        from ryderz_env.rules.text import describe
+
+        return describe(self)
+
+
+def _copy_json(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _copy_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_copy_json(x) for x in v]
+    return v
+
+
+def gear_deals(top_gear: int, num_players: int) -> tuple[tuple[int, ...], ...]:
+    """Every assignment of distinct gears to the seats (the chance deal after the redos)."""
+    return tuple(itertools.permutations(range(1, top_gear + 1), num_players))
+
+
+_TASKS: dict[str, Callable[..., None]] = {
+    "engines": State._t_engines,
+    "launch": State._t_launch,
+    "round_start": State._t_round_start,
+    "round_end": State._t_round_end,
+    "turn": State._t_turn,
+    "power": State._t_power,
+    "bonus": State._t_bonus,
+    "move": State._t_move,
+    "shark": State._t_shark,
+    "resolve": State._t_resolve,
+    "respawn": State._t_respawn,
+    "toss": State._t_toss,
+    "turn_end": State._t_turn_end,
+}
+_DECIDE: dict[DecisionKind, Callable[[State, dict, dict[int, Action]], None]] = {
+    DecisionKind.ENGINES: State._d_engines,
+    DecisionKind.RESPAWN: State._d_respawn,
+    DecisionKind.POWER: State._d_power,
+    DecisionKind.BONUS: State._d_bonus,
+    DecisionKind.MOVE: State._d_move,
+    DecisionKind.SHARK: State._d_shark,
+}
+_CHANCE: dict[ChanceKind, Callable[[State, dict, Any], None]] = {
+    ChanceKind.DEAL_GEARS: State._c_deal_gears,
+    ChanceKind.LAUNCH_NOISE: State._c_launch_noise,
+    ChanceKind.DIE: State._c_die,
+    ChanceKind.TOSS: State._c_toss,
+}
+
+__all__ = ["NOOP", "ChanceKind", "DecisionKind", "Outcome", "Player", "Prizm", "State"]
