@@ -98,10 +98,12 @@ class Action(NamedTuple):
         k, a = self.kind, self.arg
         if k is ActionKind.LAUNCH:
             return f"launch in gear {a} at {self.x:+.3f}"
-        if k is ActionKind.MOVE:
+        if k is ActionKind.MOVE and 0 <= a < len(SHIFTS) * len(Move):
             return f"shift {SHIFT_NAMES[a // len(Move)]}, {self.move_kind.name.lower()}"
-        if k is ActionKind.SHERIFF:
+        if k is ActionKind.SHERIFF and a >= 0:
             return f"sheriff: seat {a // 2} to {'top' if a % 2 else '1st'} gear"
+        if a:
+            return f"{k.name.lower()} {a}"
         return k.name.lower()
 
 

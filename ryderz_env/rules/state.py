@@ -481,7 +481,7 @@ class State:
                             blocked = mid
                     found.append(cand)
             if found:
-                return min(found, key=lambda c: (abs(c - t), c))
+                return min(found, key=lambda c: (abs(c - t), -c))  # ties: clockwise
             k += 1
         return t  # nowhere free on the whole edge: it stays where it landed
 
@@ -678,10 +678,7 @@ class State:
         pz = self.prizms[j]
         x, y = pz.x, pz.y
         if len(self._touching_colours(j)) < 2:  # free floating: slide to the front
-            shape = self.game.shapes[(el.kind, el.gear, el.side)]
-            lx, ly = shape.point_at(max(0.0, shape.length - r.slide_back))
-            w = el.pose.compose(Pose(lx, ly, 0.0))
-            x, y = w.x, w.y
+            x, y = self._slide_target(el, (x, y))
         self.prizms[j] = Prizm(x, y, seat)
         self.turn["scored"].append(j)
         if pz.owner < 0:
@@ -690,6 +687,23 @@ class State:
             self.players[pz.owner].power_ready = True  # theft recharges the victim's power
         if self.score(seat) >= r.win_prizms:
             self._end(Outcome.WIN, seat)
+
+    def _slide_target(self, el: Element, start: tuple[float, float]) -> tuple[float, float]:
+        """Where a free-floating scored Prizm comes to rest on its scoring piece: centre
+        ``slide_back`` behind the exit, or, where that would hang over the table's edge
+        (a piece that leaves the table), the point furthest forward that keeps the disc on
+        the table; it stays put when the piece offers none (our stand-in)."""
+        r = self.game.rules
+        shape = self.game.shapes[(el.kind, el.gear, el.side)]
+        d = max(0.0, shape.length - r.slide_back)
+        step = shape.length / 256.0
+        while d >= 0.0:
+            lx, ly = shape.point_at(d)
+            w = el.pose.compose(Pose(lx, ly, 0.0))
+            if self.game.table.contains_point(w.x, w.y, r.prizm_radius):
+                return (w.x, w.y)
+            d -= step
+        return start
 
     def _touching_colours(self, j: int) -> set[int]:
         pz = self.prizms[j]

@@ -1,0 +1,275 @@
+"""The engine protocol of shared/DESIGN.md on Lazer Ryderz: determinism across processes,
+clone independence, the JSON round trip mid-game, the action codec, continuous legality, and
+typed errors that leave the state unchanged."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ryderz_env.rules import (
+    NOOP,
+    Action,
+    ActionKind,
+    ChanceKind,
+    DecisionKind,
+    Game,
+    IllegalActionError,
+    InvalidStateError,
+    Move,
+    State,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = [(2, False, "standard", 1), (3, True, "small", 2), (4, True, "large", 3),
+         (4, False, "rectangle", 4), (3, True, "hexagon", 5)]
+
+SCRIPT = """
+import hashlib, json, sys
+import numpy as np
+from ryderz_env.rules import Game
+
+out = []
+for n, powers, table, seed in json.loads(sys.argv[1]):
+    g = Game(num_players=n, powers=powers, table=table)
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    trail = hashlib.sha256()
+    steps = 0
+    while not s.is_terminal():
+        steps += 1
+        if s.is_chance_node():
+            o = s.sample_chance(rng)
+            s.apply_chance(o)
+            trail.update(json.dumps(o).encode())
+        else:
+            acts = {}
+            for p in s.current_players():
+                legal = s.legal_actions(p)
+                acts[p] = legal[int(rng.integers(len(legal)))]
+            s.apply_actions(acts)
+            trail.update(json.dumps(sorted(acts.items())).encode())
+        if steps % 50 == 0:
+            trail.update(json.dumps(s.to_dict()).encode())
+    out.append({"steps": steps, "trail": trail.hexdigest(),
+                "final": hashlib.sha256(json.dumps(s.to_dict()).encode()).hexdigest(),
+                "status": s.status.value})
+print(json.dumps(out))
+"""
+
+
+def random_state(game: Game, seed: int, decisions: int) -> tuple[State, np.random.Generator]:
+    """A state after ``decisions`` random decisions (chance drawn along the way)."""
+    s = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    done = 0
+    while not s.is_terminal() and (done < decisions or s.is_chance_node()):
+        if s.is_chance_node():
+            s.apply_chance(s.sample_chance(rng))
+            continue
+        acts = {p: (lambda L: L[int(rng.integers(len(L)))])(s.legal_actions(p))
+                for p in s.current_players()}
+        s.apply_actions(acts)
+        done += 1
+    return s, rng
+
+
+def run_in_process(hash_seed: str) -> list[dict]:
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+    res = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(CASES)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_same_seed_and_actions_give_identical_games_in_two_processes() -> None:
+    a, b = run_in_process("0"), run_in_process("777")
+    assert a == b
+    assert len({r["final"] for r in a}) == len(CASES)
+    assert all(r["steps"] > 100 for r in a)
+
+
+def test_clone_is_independent_of_the_original() -> None:
+    g = Game(powers=True)
+    s, rng = random_state(g, 3, 60)
+    before = json.dumps(s.to_dict())
+    c = s.clone()
+    assert json.dumps(c.to_dict()) == before
+    for _ in range(40):
+        if c.is_terminal():
+            break
+        if c.is_chance_node():
+            c.apply_chance(c.sample_chance(rng))
+        else:
+            c.apply_actions({p: c.legal_actions(p)[0] for p in c.current_players()})
+    assert json.dumps(s.to_dict()) == before
+    assert json.dumps(c.to_dict()) != before
+
+
+@pytest.mark.parametrize("decisions", [0, 5, 40, 120])
+def test_json_round_trip_mid_game_continues_identically(decisions: int) -> None:
+    g = Game(num_players=3, powers=True)
+    s, _ = random_state(g, 11, decisions)
+    t = g.state_from_dict(json.loads(json.dumps(s.to_dict())))
+    assert t.to_dict() == s.to_dict()
+    assert str(t) == str(s)
+    r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(60):
+        if s.is_terminal():
+            break
+        for st, rng in ((s, r1), (t, r2)):
+            if st.is_chance_node():
+                st.apply_chance(st.sample_chance(rng))
+            else:
+                st.apply_actions({p: st.legal_actions(p)[int(rng.integers(
+                    len(st.legal_actions(p))))] for p in st.current_players()})
+        assert t.to_dict() == s.to_dict()
+
+
+def test_action_codec_is_a_bijection_with_noop_at_zero() -> None:
+    g = Game()
+    n = g.info.num_distinct_actions
+    assert g.int_to_action(0) == NOOP
+    assert [g.action_to_int(g.int_to_action(i)) for i in range(n)] == list(range(n))
+    assert len({g.int_to_action(i) for i in range(n)}) == n
+    assert g.int_to_action(g.action_to_int(Action.launch(3, 0.25)), 0.25) == \
+        Action.launch(3, 0.25)
+
+
+def test_default_game_is_four_players_on_the_standard_table_without_powers() -> None:
+    g = Game()
+    assert (g.num_players, g.table.name, g.rules.powers, g.top_gear) == (4, "standard", False, 5)
+    assert not g.small_table and not g.large_table
+
+
+def test_launch_point_anywhere_in_reach_is_legal_and_outside_is_not() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    assert s.current_players() == (0, 1, 2, 3)
+    assert s.is_legal(0, Action.launch(2, 0.123456))
+    assert s.is_legal(0, Action.launch(5, -1.0))
+    assert not s.is_legal(0, Action.launch(2, 1.0001))
+    why = s.illegal_reason(0, Action.launch(2, 1.5))
+    assert "outside reach" in why and "[-1, 1]" in why
+    assert not s.is_legal(0, Action.launch(6, 0.0))
+    legal = s.legal_actions(0)
+    assert len(legal) == g.top_gear * g.rules.launch_spread
+    assert {a.x for a in legal} == set(g.launch_spread)
+
+
+def test_out_of_reach_launch_is_rejected_and_the_state_is_unchanged() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    before = s.to_dict()
+    acts = {0: Action.launch(1, 0.0), 1: Action.launch(2, 0.0), 2: Action.launch(3, 0.0),
+            3: Action.launch(4, 2.0)}
+    with pytest.raises(IllegalActionError, match="outside reach"):
+        s.apply_actions(acts)
+    assert s.to_dict() == before
+
+
+@pytest.mark.parametrize("bad", [NOOP, Action(ActionKind.BONUS), 999, "straight", None,
+                                 Action(ActionKind.MOVE, 999),
+                                 Action(ActionKind.MOVE, 0, 0.5)])
+def test_bad_move_is_rejected_with_a_typed_error_and_the_state_is_unchanged(bad: Any) -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 2, 1)
+    assert s.decision_kind() is DecisionKind.MOVE
+    seat = s.current_players()[0]
+    before = s.to_dict()
+    with pytest.raises(IllegalActionError):
+        s.apply_actions({seat: bad})
+    assert s.to_dict() == before
+
+
+def test_illegal_move_message_lists_the_legal_moves() -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 2, 1)
+    with pytest.raises(IllegalActionError, match="legal: .*shift stay, straight"):
+        s.apply_action(Action(ActionKind.BONUS))
+
+
+def test_wrong_deciders_and_wrong_call_are_rejected() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    with pytest.raises(IllegalActionError, match="use apply_actions"):
+        s.apply_action(Action.launch(1, 0.0))
+    with pytest.raises(IllegalActionError, match="deciders are"):
+        s.apply_actions({0: Action.launch(1, 0.0)})
+    with pytest.raises(IllegalActionError, match="no chance event"):
+        s.apply_chance(3)
+
+
+def test_chance_outcomes_are_exact_and_bad_outcomes_rejected() -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 2, 1)
+    seat = s.current_players()[0]
+    s.apply_action(Action.move(0, Move.SOFT_LEFT))
+    assert s.chance_kind() is ChanceKind.DIE
+    outs = s.chance_outcomes()
+    assert sorted(o for o, _ in outs) == [0, 1, 2, 3, 4, 5]
+    assert all(math.isclose(p, 1 / 6) for _, p in outs)
+    before = s.to_dict()
+    for bad in (6, -1, True, "5", 2.5):
+        with pytest.raises(IllegalActionError, match="not possible"):
+            s.apply_chance(bad)
+    assert s.to_dict() == before
+    with pytest.raises(IllegalActionError, match="apply_chance"):
+        s.apply_action(Action.move(0, Move.STRAIGHT))
+    assert seat not in s.current_players()
+
+
+def test_continuous_chance_has_no_discrete_outcomes_and_checks_its_values() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    s.apply_actions({i: Action.launch(i + 1, 0.0) for i in range(4)})
+    assert s.chance_kind() is ChanceKind.LAUNCH_NOISE
+    with pytest.raises(InvalidStateError, match="continuous"):
+        s.chance_outcomes()
+    before = s.to_dict()
+    for bad in (math.nan, math.inf, "x", None):
+        with pytest.raises(IllegalActionError, match="finite"):
+            s.apply_chance(bad)
+    assert s.to_dict() == before
+    s.apply_chance(0.5)
+    assert s.chance_kind() is ChanceKind.LAUNCH_NOISE  # the next seat's placement
+
+
+def test_tossed_prizm_off_the_table_is_rejected() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    s.chance = {"kind": ChanceKind.TOSS.value}
+    s.decision = None
+    with pytest.raises(IllegalActionError, match="wholly on the table"):
+        s.apply_chance([17.9, 0.0])
+    with pytest.raises(IllegalActionError, match="point"):
+        s.apply_chance(3)
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda d: d.update(schema="x"), "schema"),
+    (lambda d: d.update(version=99), "version"),
+    (lambda d: d["players"][0].update(gear=9), "gear"),
+    (lambda d: d["players"][0]["supply"][0].__setitem__(0, 5), "not conserved|owned"),
+    (lambda d: d["players"][1].update(extra=1), "unknown keys"),
+    (lambda d: d["prizms"].append([0.0, 0.0, 7]), "prizms"),
+    (lambda d: d.update(status="over"), "status"),
+    (lambda d: d["tasks"].append(["fly"]), "unknown task"),
+    (lambda d: d.update(decision={"kind": "dance", "seat": 0}), "unknown decision"),
+    (lambda d: d["players"][0]["lazer"].append({"kind": "zigzag", "turn": 1}), "kind"),
+])
+def test_malformed_state_dict_is_rejected_naming_the_problem(mutate: Any, match: str) -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 4, 10)
+    d = json.loads(json.dumps(s.to_dict()))
+    mutate(d)
+    with pytest.raises(InvalidStateError, match=match):
+        g.state_from_dict(d)
