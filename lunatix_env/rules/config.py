@@ -9,9 +9,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from tabletop.config import from_mapping, load_yaml
 from tabletop.errors import ConfigError
+from tabletop.gamebase import RulesFiles
 
 #: Directory of the shipped Lunatix Loop configs.
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "lunatix"
@@ -174,8 +176,10 @@ class CardNumbers:
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(RulesFiles):
     """Everything that parameterizes a Lunatix Loop game."""
+
+    config_dir: ClassVar[Path] = CONFIG_DIR
 
     num_players: int
     track: str
@@ -221,12 +225,6 @@ class RulesConfig:
             if getattr(self, name) % self.speed_per_square:
                 raise ValueError(f"{name} must be a multiple of speed_per_square")
 
-    def resolve(self, relative: str) -> Path:
-        """A path named in this config, relative to the config's own directory."""
-        p = Path(relative)
-        if p.is_absolute():
-            return p
-        return (Path(self.base_dir) if self.base_dir else CONFIG_DIR) / p
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

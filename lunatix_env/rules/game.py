@@ -10,7 +10,6 @@ from typing import Any
 
 from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
-    CONFIG_DIR,
     GadgetEffect,
     RulesConfig,
     load_decks,
@@ -18,20 +17,22 @@ from lunatix_env.rules.config import (
 )
 from lunatix_env.rules.state import DIR_SLOTS, State
 from lunatix_env.rules.track import Track, load_track
-from tabletop.config import from_mapping, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.gamebase import GameBase
 from tabletop.protocol import GameInfo
 
 NAME = "lunatix_loop"
 
 
-class Game:
+class Game(GameBase):
     """An immutable Lunatix Loop game. ``Game()`` is the standard four-player game.
 
     ``config`` is a :class:`RulesConfig`, a path to a rules YAML, or None for the default;
     keyword ``overrides`` replace top-level rules keys (``num_players=3``,
     ``turn_around=True``, ``four_opening_pit=True``, ``track="tracks/test_oval.yaml"``).
     """
+
+    rules_class = RulesConfig
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
         if isinstance(config, RulesConfig):
@@ -80,23 +81,6 @@ class Game:
             min_utility=-rules.win_reward / (n - 1),
             max_utility=rules.win_reward,
         )
-
-    def config_dict(self) -> dict[str, Any]:
-        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
-        data = to_mapping(self.rules)
-        if Path(data["base_dir"]) == CONFIG_DIR:
-            data["base_dir"] = ""  # the shipped configs: portable across machines
-        return data
-
-    @classmethod
-    def from_config_dict(cls, data: Mapping[str, Any]) -> Game:
-        """A game from :meth:`config_dict` output."""
-        return cls(from_mapping(RulesConfig, dict(data), source="<config dict>"))
-
-    @property
-    def num_players(self) -> int:
-        """Number of seats."""
-        return self.rules.num_players
 
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game, at its first chance event (dealing the start dots).

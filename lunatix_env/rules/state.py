@@ -29,7 +29,8 @@ from lunatix_env.rules.actions import (
 )
 from lunatix_env.rules.config import GadgetEffect, HazardEffect, Lunacy
 from tabletop.errors import IllegalActionError, InvalidStateError
-from tabletop.protocol import GameOutcome, sample_discrete
+from tabletop.gamebase import MachineQueries
+from tabletop.protocol import sample_discrete
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
@@ -154,8 +155,10 @@ class Car:
 _LIST_FIELDS = ("chips", "gadgets", "spent", "lunacies")
 
 
-class State:
+class State(MachineQueries):
     """A Lunatix Loop game in progress. Build it with ``Game.new_initial_state``."""
+
+    decision_kinds = DecisionKind
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
         self.game = game
@@ -189,33 +192,6 @@ class State:
         self._run()
 
     # ------------------------------------------------------------------ protocol: queries
-    def current_players(self) -> tuple[int, ...]:
-        """Seats deciding now (several at a simultaneous node)."""
-        d = self.decision
-        if d is None:
-            return ()
-        return tuple(d["seats"]) if "seats" in d else (d["seat"],)
-
-    def decision_kind(self) -> DecisionKind | None:
-        """The kind of the pending decision, or None."""
-        return DecisionKind(self.decision["kind"]) if self.decision else None
-
-    def is_chance_node(self) -> bool:
-        """True when a chance event is pending."""
-        return self.chance is not None
-
-    def is_terminal(self) -> bool:
-        """True once the game is won, ended with every car out, or truncated."""
-        return self.status is not Outcome.IN_PROGRESS
-
-    def outcome(self) -> GameOutcome:
-        """Why the game ended (``Outcome.IN_PROGRESS`` while it goes on) and the winner."""
-        return GameOutcome(self.status, self.winner)
-
-    def is_simultaneous_node(self) -> bool:
-        """True at the chip-mix and card-reveal decisions."""
-        return self.decision is not None and "seats" in self.decision
-
     def returns(self) -> list[float]:
         """Per-seat returns: +win to the winner, -win/(n-1) to the others; else zeros."""
         n = len(self.cars)

@@ -6,9 +6,11 @@ import enum
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from tabletop.config import from_mapping, load_config, load_yaml
 from tabletop.errors import ConfigError
+from tabletop.gamebase import RulesFiles
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "ryderz"
 DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
@@ -124,8 +126,10 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(RulesFiles):
     """Everything that parameterizes a Lazer Ryderz game (``configs/ryderz/rules.yaml``)."""
+
+    config_dir: ClassVar[Path] = CONFIG_DIR
 
     num_players: int
     table: str
@@ -168,12 +172,6 @@ class RulesConfig:
         if not 0 < self.touch_tolerance < self.joint_tolerance:
             raise ValueError("need 0 < touch_tolerance < joint_tolerance")
 
-    def resolve(self, relative: str) -> Path:
-        """A path named in this config, relative to the config's own directory."""
-        p = Path(relative)
-        if p.is_absolute():
-            return p
-        return (Path(self.base_dir) if self.base_dir else CONFIG_DIR) / p
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

@@ -12,7 +12,6 @@ import numpy as np
 
 from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
 from ryderz_env.rules.config import (
-    CONFIG_DIR,
     PieceKind,
     RulesConfig,
     load_pieces,
@@ -30,8 +29,8 @@ from ryderz_env.rules.geometry import (
     make_element,
 )
 from ryderz_env.rules.state import State, gear_deals
-from tabletop.config import from_mapping, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.gamebase import GameBase
 from tabletop.protocol import GameInfo
 
 NAME = "lazer_ryderz"
@@ -39,7 +38,7 @@ NAME = "lazer_ryderz"
 _DECISIONS_PER_TURN = 5
 
 
-class Game:
+class Game(GameBase):
     """An immutable Lazer Ryderz game. ``Game()`` is the standard four-player game on the
     36-inch round table without Power Prizms.
 
@@ -47,6 +46,8 @@ class Game:
     keyword ``overrides`` replace top-level rules keys (``num_players=2``, ``powers=True``,
     ``table="small"`` or a table file path).
     """
+
+    rules_class = RulesConfig
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
         if isinstance(config, RulesConfig):
@@ -119,23 +120,6 @@ class Game:
         frame = self.table.launch_frame(t)
         return make_element(seat, PieceKind.LAUNCH, 0, 0, frame, turn, self.launch_local,
                             self.launch_exit, t=float(t))
-
-    def config_dict(self) -> dict[str, Any]:
-        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
-        data = to_mapping(self.rules)
-        if Path(data["base_dir"]) == CONFIG_DIR:
-            data["base_dir"] = ""  # the shipped configs: portable across machines
-        return data
-
-    @classmethod
-    def from_config_dict(cls, data: Mapping[str, Any]) -> Game:
-        """A game from :meth:`config_dict` output."""
-        return cls(from_mapping(RulesConfig, dict(data), source="<config dict>"))
-
-    @property
-    def num_players(self) -> int:
-        """Number of seats."""
-        return self.rules.num_players
 
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game at Start Your Engines. The seed is stored for records; chance is

@@ -28,7 +28,8 @@ from ryderz_env.rules.geometry import (
     nudge_point,
 )
 from tabletop.errors import IllegalActionError, InvalidStateError
-from tabletop.protocol import GameOutcome, sample_discrete
+from tabletop.gamebase import MachineQueries
+from tabletop.protocol import sample_discrete
 
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
@@ -96,8 +97,10 @@ class Player:
         return p
 
 
-class State:
+class State(MachineQueries):
     """A Lazer Ryderz game in progress. Build it with ``Game.new_initial_state``."""
+
+    decision_kinds = DecisionKind
 
     def __init__(self, game: Game, seed: int | None = None, *, _empty: bool = False) -> None:
         self.game = game
@@ -141,36 +144,9 @@ class State:
         return c
 
     # ------------------------------------------------------------------ protocol: queries
-    def current_players(self) -> tuple[int, ...]:
-        """Seats deciding now (all seats at Start Your Engines)."""
-        d = self.decision
-        if d is None:
-            return ()
-        return tuple(d["seats"]) if "seats" in d else (d["seat"],)
-
-    def decision_kind(self) -> DecisionKind | None:
-        """The kind of the pending decision, or None."""
-        return DecisionKind(self.decision["kind"]) if self.decision else None
-
-    def is_simultaneous_node(self) -> bool:
-        """True at Start Your Engines."""
-        return self.decision is not None and "seats" in self.decision
-
-    def is_chance_node(self) -> bool:
-        """True when a chance event is pending."""
-        return self.chance is not None
-
     def chance_kind(self) -> ChanceKind | None:
         """The kind of the pending chance event, or None."""
         return ChanceKind(self.chance["kind"]) if self.chance else None
-
-    def is_terminal(self) -> bool:
-        """True once the game is won or truncated."""
-        return self.status is not Outcome.IN_PROGRESS
-
-    def outcome(self) -> GameOutcome:
-        """Why the game ended (``Outcome.IN_PROGRESS`` while it goes on) and the winner."""
-        return GameOutcome(self.status, self.winner)
 
     def returns(self) -> list[float]:
         """+win to the winner, -win/(n-1) to the others; zeros otherwise."""

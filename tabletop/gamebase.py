@@ -1,0 +1,93 @@
+"""What both engines' ``Game`` and ``State`` classes share, written once.
+
+``RulesFiles`` gives a rules config dataclass its path resolution; ``GameBase`` the config
+round trip for records; ``MachineQueries`` the protocol queries of a task-machine state
+(``decision``, ``chance``, ``status``, ``winner`` attributes).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tabletop.config import from_mapping, to_mapping
+from tabletop.protocol import GameOutcome
+
+
+class RulesFiles:
+    """Mixin for a rules config with a ``base_dir`` field: files it names resolve against
+    the config's own directory (``config_dir`` when ``base_dir`` is empty)."""
+
+    base_dir: str
+    config_dir: ClassVar[Path]
+
+    def resolve(self, relative: str) -> Path:
+        """A path named in this config, relative to the config's own directory."""
+        p = Path(relative)
+        if p.is_absolute():
+            return p
+        return (Path(self.base_dir) if self.base_dir else self.config_dir) / p
+
+
+class GameBase:
+    """Mixin for a game built from ``self.rules`` (a frozen config dataclass)."""
+
+    rules: Any
+    rules_class: ClassVar[type]
+
+    def config_dict(self) -> dict[str, Any]:
+        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
+        data = to_mapping(self.rules)
+        if Path(data["base_dir"]) == self.rules_class.config_dir:
+            data["base_dir"] = ""  # the shipped configs: portable across machines
+        return data
+
+    @classmethod
+    def from_config_dict(cls, data: Mapping[str, Any]) -> Any:
+        """A game from :meth:`config_dict` output."""
+        return cls(from_mapping(cls.rules_class, dict(data), source="<config dict>"))
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.rules.num_players
+
+
+class MachineQueries:
+    """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``
+    or, at a simultaneous node, ``seats``) or ``chance``, ended by ``status``."""
+
+    decision: dict[str, Any] | None
+    chance: dict[str, Any] | None
+    status: enum.Enum
+    winner: int | None
+    decision_kinds: ClassVar[type[enum.Enum]]
+
+    def current_players(self) -> tuple[int, ...]:
+        """Seats deciding now (several at a simultaneous node)."""
+        d = self.decision
+        if d is None:
+            return ()
+        return tuple(d["seats"]) if "seats" in d else (d["seat"],)
+
+    def decision_kind(self) -> Any:
+        """The kind of the pending decision, or None."""
+        return self.decision_kinds(self.decision["kind"]) if self.decision else None
+
+    def is_simultaneous_node(self) -> bool:
+        """True at a simultaneous decision."""
+        return self.decision is not None and "seats" in self.decision
+
+    def is_chance_node(self) -> bool:
+        """True when a chance event is pending."""
+        return self.chance is not None
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.status.value != "in_progress"
+
+    def outcome(self) -> GameOutcome:
+        """Why the game ended (``IN_PROGRESS`` while it goes on) and the winner."""
+        return GameOutcome(self.status, self.winner)
