@@ -63,6 +63,7 @@ class MachineQueries:
     chance: dict[str, Any] | None
     status: enum.Enum
     winner: int | None
+    game: Any
     decision_kinds: ClassVar[type[enum.Enum]]
 
     def current_players(self) -> tuple[int, ...]:
@@ -87,6 +88,16 @@ class MachineQueries:
     def is_terminal(self) -> bool:
         """True once the game is over."""
         return self.status.value != "in_progress"
+
+    def returns(self) -> list[float]:
+        """Zero-sum: +win_reward to the winner, -win_reward/(n-1) to each other seat; zeros
+        for a game in progress or ended without a winner."""
+        r = self.game.rules
+        n = r.num_players
+        if self.status.value != "win":
+            return [0.0] * n
+        w = r.win_reward
+        return [w if s == self.winner else -w / (n - 1) for s in range(n)]
 
     def outcome(self) -> GameOutcome:
         """Why the game ended (``IN_PROGRESS`` while it goes on) and the winner."""

@@ -192,14 +192,6 @@ class State(MachineQueries):
         self._run()
 
     # ------------------------------------------------------------------ protocol: queries
-    def returns(self) -> list[float]:
-        """Per-seat returns: +win to the winner, -win/(n-1) to the others; else zeros."""
-        n = len(self.cars)
-        if self.status is not Outcome.WIN:
-            return [0.0] * n
-        w = self.game.rules.win_reward
-        return [w if s == self.winner else -w / (n - 1) for s in range(n)]
-
     def laps(self, seat: int) -> int:
         """Completed laps of ``seat`` (high-water mark; the start crossing is not one)."""
         return max(0, math.floor(self.cars[seat].best_u / self.game.track.length + 1e-9))

@@ -148,14 +148,6 @@ class State(MachineQueries):
         """The kind of the pending chance event, or None."""
         return ChanceKind(self.chance["kind"]) if self.chance else None
 
-    def returns(self) -> list[float]:
-        """+win to the winner, -win/(n-1) to the others; zeros otherwise."""
-        n = len(self.players)
-        if self.status is not Outcome.WIN:
-            return [0.0] * n
-        w = self.game.rules.win_reward
-        return [w if s == self.winner else -w / (n - 1) for s in range(n)]
-
     def score(self, seat: int) -> int:
         """Prizms of ``seat``'s colour on the table."""
         return sum(1 for p in self.prizms if p.owner == seat)
