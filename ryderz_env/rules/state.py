@@ -712,10 +712,8 @@ class State(MachineQueries):
     def _t_resolve(self, seat: int) -> None:
         """Nudges, then the crash, then respawn and reappearing Prizms."""
         self._nudge_passed_over(seat)
-        crashed = self._crash_step(seat)
-        if crashed:
-            self._push(("respawn", seat))
-        self._push(*[("toss",)] * self.turn["tosses"])
+        respawn = [("respawn", seat)] if self._crash_step(seat) else []
+        self._push(*respawn, *[("toss",)] * self.turn["tosses"])
 
     def _nudge_passed_over(self, seat: int) -> None:
         r = self.game.rules
@@ -757,9 +755,15 @@ class State(MachineQueries):
                 continue
             if not table.holds(el.coords, el.poly, tol):
                 crashed = True
-            pred = p.lazer[idx - 1] if idx > 0 and p.lazer[idx - 1].exit == el.pose else None
+            # the elements it nests with: its predecessor and, in a turn of several pieces,
+            # its successor (each joint is excused from both sides)
+            joints = []
+            if idx > 0 and p.lazer[idx - 1].exit == el.pose:
+                joints.append(p.lazer[idx - 1])
+            if idx + 1 < len(p.lazer) and p.lazer[idx + 1].pose == el.exit:
+                joints.append(p.lazer[idx + 1])
             for other in self._touching(el, exclude=None):
-                if self._contact_excused(el, other, pred):
+                if self._contact_excused(el, other, joints):
                     continue
                 crashed = True
                 if other.owner != seat:
@@ -782,13 +786,15 @@ class State(MachineQueries):
         self._index = None
         return True
 
-    def _contact_excused(self, el: Element, other: Element, pred: Element | None) -> bool:
-        """Contact at the joint with the predecessor, or wholly inside one Prizm disc."""
+    def _contact_excused(self, el: Element, other: Element, joints: list[Element]) -> bool:
+        """Contact at the joint where ``el`` and ``other`` nest (``other`` in ``joints``),
+        or wholly inside one Prizm disc."""
         r = self.game.rules
         tol = r.touch_tolerance
         joint = None
-        if other is pred:
-            joint = shapely.linestrings(joint_line(pred.exit, self.game.pieces.width,
+        if any(other is j for j in joints):
+            at = other.exit if other.exit == el.pose else el.exit
+            joint = shapely.linestrings(joint_line(at, self.game.pieces.width,
                                                    self.game.pieces.tip))
         discs = [(q.x, q.y) for j, q in enumerate(self.prizms)
                  if self._disc_near(j, el.bbox) and self._disc_near(j, other.bbox)]
