@@ -228,3 +228,59 @@ def test_malformed_state_dict_is_rejected_naming_the_problem(mutate: Any, match:
     mutate(d)
     with pytest.raises(InvalidStateError, match=match):
         g.state_from_dict(d)
+
+
+def test_to_dict_is_a_snapshot_not_a_view_of_the_state() -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 2, 1)
+    d = s.to_dict()
+    frozen = json.dumps(d)
+    s.apply_action(Action.move(0, Move.SOFT_LEFT))
+    s.apply_chance(5)
+    assert json.dumps(d) == frozen
+    t = g.state_from_dict(json.loads(frozen))
+    data = json.loads(frozen)
+    u = g.state_from_dict(data)
+    u.apply_action(Action.move(0, Move.STRAIGHT))
+    assert json.loads(frozen) == data  # the loaded state does not write into its input
+    assert t.to_dict() == json.loads(frozen)
+
+
+def test_gear_deal_chance_round_trips_through_json() -> None:
+    g = Game(num_players=2, max_redos=0, launch_noise_sigma=0.0)
+    s = g.new_initial_state(0)
+    s.apply_actions({0: Action.launch(2, 0.5), 1: Action.launch(2, -0.5)})
+    assert s.chance_kind() is ChanceKind.DEAL_GEARS
+    d = s.to_dict()
+    assert g.state_from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda d: d["chance"].pop("seat"), "keys"),
+    (lambda d: d["chance"].update(curve=9), "curve"),
+    (lambda d: d["chance"].update(side=0), "side"),
+    (lambda d: d["turn"].update(scored="oops"), "scored"),
+    (lambda d: d["turn"].update(roll=7), "roll"),
+    (lambda d: d["tasks"].append(["turn_end"]), "argument"),
+    (lambda d: d["tasks"].append(["launch", 0, 3.0]), r"\[-1, 1\]"),
+    (lambda d: d.update(order=[0, 0, 1, 2]), "each seat once"),
+])
+def test_malformed_pending_work_is_rejected(mutate: Any, match: str) -> None:
+    g = Game(launch_noise_sigma=0.0)
+    s, _ = random_state(g, 2, 1)
+    s.apply_action(Action.move(0, Move.SOFT_LEFT))
+    assert s.chance_kind() is ChanceKind.DIE
+    d = json.loads(json.dumps(s.to_dict()))
+    mutate(d)
+    with pytest.raises(InvalidStateError, match=match):
+        g.state_from_dict(d)
+
+
+def test_observation_flags_a_player_without_a_lazer_and_hides_aimed_positions() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    s.apply_actions({i: Action.launch(i + 1, 0.25 * i - 0.3) for i in range(4)})
+    obs = s.observation(1)
+    assert [p["on_table"] for p in obs["players"]] == [False] * 4
+    assert "-0.3" not in json.dumps(obs) and "tasks" not in obs
+    assert obs["chance"] == "launch_noise"

@@ -36,6 +36,7 @@ from ryderz_builders import (
     move,
     piece,
     position,
+    skip_to_move,
     specs_of,
     st,
     straight_at,
@@ -105,7 +106,7 @@ def test_crossing_parts_centreline_0_3_from_centre_leaves_two_parts():
     # of area r^2 acos((r-h)/r) - (r-h) sqrt(2rh - h^2) = 0.0330 > 1e-3: two parts.
     g = game()
     strip = piece(g, 0, st(3), Pose(-2.25, -0.3, EAST)).poly  # centreline y = -0.3
-    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3) == 2
+    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3, 1e-5) == 2
     rest = shapely.difference(disc(g, 0.0, 0.0), strip)
     areas = sorted(p.area for p in shapely.get_parts(rest))
     # the disc is a polygon whose chords lie at most 5e-4 inside the circle
@@ -118,7 +119,7 @@ def test_crossing_parts_centreline_0_45_from_centre_leaves_one_part():
     # disc minus the Lazer is a single part (on one side only): no complete crossing.
     g = game()
     strip = piece(g, 0, st(3), Pose(-2.25, -0.45, EAST)).poly
-    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3) == 1
+    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3, 1e-5) == 1
 
 
 def test_crossing_parts_ignores_slivers_below_min_area():
@@ -127,7 +128,7 @@ def test_crossing_parts_ignores_slivers_below_min_area():
     g = game()
     strip = piece(g, 0, st(3), Pose(-2.25, -0.374, EAST)).poly
     assert segment_area(0.001) < 1e-3
-    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3) == 1
+    assert crossing_parts(disc(g, 0.0, 0.0), [strip], 1e-3, 1e-5) == 1
 
 
 def test_straight_with_centreline_0_3_from_prizm_centre_scores_it():
@@ -187,8 +188,8 @@ def test_head_stopping_inside_disc_neither_scores_nor_nudges_and_leaving_next_tu
     move(s, 0, Move.STRAIGHT)  # from (-1, 0) to (2, 0): leaves the disc
     second = s.players[0].lazer[-1]
     # this piece alone does not split the disc (it starts inside it); both turns together do
-    assert crossing_parts(disc(g, -0.5, 0.0), [second.poly], 1e-3) == 1
-    assert crossing_parts(disc(g, -0.5, 0.0), [first.poly, second.poly], 1e-3) == 2
+    assert crossing_parts(disc(g, -0.5, 0.0), [second.poly], 1e-3, 1e-5) == 1
+    assert crossing_parts(disc(g, -0.5, 0.0), [first.poly, second.poly], 1e-3, 1e-5) == 2
     q = s.prizms[0]
     assert q.owner == 0
     assert (q.x, q.y) == pytest.approx((2.0 - 0.75, 0.0), abs=1e-9)  # on the scoring piece
@@ -561,3 +562,20 @@ def test_piece_outline_joints_coincide():
     for pt in front_v(lp):
         assert has_vertex(lp.coords, pt)
     assert np.allclose(back_v(first), front_v(lp), atol=1e-9)
+
+
+def test_crossing_through_a_joint_inside_the_disc_scores_despite_rounding():
+    # Two nested straights meet along their V only up to rounding; here their union is a
+    # MultiPolygon with a hairline between them. The crossing must still cut the disc in two:
+    # the centreline passes 0.12 from the centre, through the joint (found by the review).
+    g = game()
+    a = piece(g, 0, st(4), Pose(-2.407808374315775, -0.027034337239279616,
+                                2.4981273469635568), PREV)
+    off = 0.11952630373853929
+    c = (a.exit.x - off * math.sin(a.exit.h), a.exit.y + off * math.cos(a.exit.h))
+    s = position(g, 0, lazers={0: [a]}, prizms=[Prizm(*c)], gears={0: 3})
+    skip_to_move(s)
+    move(s, 0, Move.STRAIGHT)
+    b = s.players[0].lazer[-1]
+    assert crossing_parts(disc(g, *c), [a.poly, b.poly], 1e-3, 1e-5) == 2
+    assert s.prizms[0].owner == 0

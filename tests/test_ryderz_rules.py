@@ -839,6 +839,18 @@ def test_waveryder_only_in_gears_with_hard_pieces_and_only_when_ready():
         s.apply_action(A.move(0, Move.WAVE_LEFT_LEFT))
 
 
+def test_waveryder_on_a_small_table_may_use_its_power_in_third_gear_with_lower_hard_turns():
+    # the rules: "a gear after the shift of 1-3"; the small table has no 3rd-gear hard turns,
+    # so the two hard turns come from 2nd gear (running out: current gear, then lower)
+    g = powers_game("galactic_waveryder", table="small")
+    s = eastward(g, 3, power_ready={1: False})
+    assert {sh for sh, m in legal_moves(s, 0) if m.is_wave} == {-1, 0}
+    assert not any(m in (Move.HARD_LEFT, Move.HARD_RIGHT)
+                   for sh, m in legal_moves(s, 0) if sh == 0)  # no hard attempt in 3rd
+    move(s, 0, Move.WAVE_LEFT_LEFT)
+    assert specs_of(new_pieces(s, 0)) == [hard(2, L), hard(2, L)]
+
+
 def test_waveryder_uses_lower_gear_hard_turns_when_the_gear_runs_out():
     g = powers_game("galactic_waveryder")
     # one 2nd-gear hard is already on the table

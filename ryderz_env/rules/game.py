@@ -80,6 +80,10 @@ class Game(GameBase):
         #: has_hard[gear]: the gear's piece set has hard turns (curve attempts may name hard)
         self.has_hard = {g: self.supply[g - 1][PieceKind.HARD] > 0
                          for g in range(1, self.top_gear + 1)}
+        #: Galactic Waveryder's gears: those with hard turns in the full piece set (1-3 by
+        #: the rules, on a small table too, where 3rd gear then uses lower hard turns)
+        self.wave_gears = frozenset(g.gear for g in gears if g.hard is not None
+                                    and g.gear <= self.top_gear)
         self.shapes: dict[tuple[PieceKind, int, int], PieceShape] = build_shapes(self.pieces)
         lp = self.table.cfg.launch_point
         self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width,

@@ -337,9 +337,15 @@ def contact_parts(a: Polygon, b: Polygon, tol: float) -> list[Polygon]:
     return [p for p in shapely.get_parts(region) if not p.is_empty]
 
 
-def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float) -> int:
-    """How many parts (of at least ``min_area``) the Lazer cuts a Prizm disc into."""
-    rest = shapely.difference(disc, shapely.union_all(lazer))
+def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: float) -> int:
+    """How many parts (of at least ``min_area``) the Lazer cuts a Prizm disc into.
+
+    Nested pieces meet along their joint only up to rounding, which can leave a hairline
+    between them that would join the disc's two sides; the Lazer is grown by ``seal`` (the
+    joint tolerance) to close it.
+    """
+    rest = shapely.difference(disc, shapely.buffer(shapely.union_all(lazer), seal,
+                                                   quad_segs=1, join_style="mitre"))
     return sum(1 for p in shapely.get_parts(rest) if p.area >= min_area)
 
 

@@ -3,7 +3,6 @@ structured public view behind ``State.observation``."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +10,13 @@ from ryderz_env.rules.config import PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
 from ryderz_env.rules.state import (
     _DECIDE,
-    _TASKS,
     ChanceKind,
     DecisionKind,
     Outcome,
     Player,
     Prizm,
     State,
+    _copy_json,
 )
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import as_bool, as_int, as_ints, as_list, as_num, bad, key
@@ -62,9 +61,9 @@ def state_to_dict(s: State) -> dict[str, Any]:
         } for p in s.players],
         "prizms": [[q.x, q.y, q.owner] for q in s.prizms],
         "tasks": [list(t) for t in s.tasks],
-        "decision": s.decision,
-        "chance": s.chance,
-        "turn": s.turn,
+        "decision": _copy_json(s.decision),
+        "chance": _copy_json(s.chance),
+        "turn": _copy_json(s.turn),
         "status": s.status.value,
         "winner": s.winner,
     }
@@ -84,7 +83,8 @@ def public_view(s: State, seat: int) -> dict[str, Any]:
         "chance": None if s.chance is None else s.chance["kind"],
         "players": [{
             "gear": p.gear, "power_ready": p.power_ready, "score": s.score(p.seat),
-            "supply": [list(g) for g in p.supply], "head": _pose(p.head),
+            "supply": [list(g) for g in p.supply], "on_table": p.head is not None,
+            "head": _pose(p.head), "prev_turn": p.prev_turn,
             "lazer": [element_to_dict(e) for e in p.lazer],
         } for p in s.players],
         "prizms": [{"x": q.x, "y": q.y, "owner": q.owner, "locked": s.locked(j)}
@@ -168,6 +168,8 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.round = as_int(key(data, "round", ""), "round", 0, game.rules.round_limit)
     s.marker = as_int(key(data, "marker", ""), "marker", 0, n - 1)
     s.order = as_ints(key(data, "order", ""), "order", None, 0, n - 1)
+    if s.order and sorted(s.order) != list(range(n)):
+        raise bad("order", f"the turn order must list each seat once, got {s.order}")
     s.turn_id = as_int(key(data, "turn_id", ""), "turn_id", 0)
     s.players = [_player(game, d, i) for i, d in
                  enumerate(as_list(key(data, "players", ""), "players", n))]
@@ -177,13 +179,11 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         x, y, owner = as_list(q, path, 3)
         s.prizms.append(Prizm(as_num(x, f"{path}[0]"), as_num(y, f"{path}[1]"),
                               as_int(owner, f"{path}[2]", -1, n - 1)))
-    s.tasks = [_task(t, i) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
+    s.tasks = [_task(t, i, n) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
     s.decision = _decision(key(data, "decision", ""), n)
-    s.chance = _chance(key(data, "chance", ""))
-    turn = key(data, "turn", "")
-    if turn is not None and (not isinstance(turn, Mapping) or set(turn) != _TURN_KEYS):
-        raise bad("turn", f"expected null or an object with keys {sorted(_TURN_KEYS)}")
-    s.turn = None if turn is None else dict(turn)
+    s.chance = _chance(key(data, "chance", ""), n)
+    s.turn = _turn(key(data, "turn", ""), n, len(s.prizms), game.rules.die_faces)
+    _check_turn_consistency(s)
     try:
         s.status = Outcome(key(data, "status", ""))
     except ValueError:
@@ -202,11 +202,34 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     return s
 
 
-def _task(v: Any, i: int) -> tuple:
-    t = as_list(v, f"tasks[{i}]")
-    if not t or t[0] not in _TASKS:
-        raise bad(f"tasks[{i}]", f"unknown task {t[:1]!r}")
-    return tuple(t)
+#: task name -> argument checks (seat, launch position x, attempt number)
+_TASK_ARGS = {"engines": ("attempt",), "launch": ("seat", "x"), "round_start": (),
+              "round_end": (), "turn": ("seat",), "power": ("seat",), "bonus": ("seat",),
+              "move": ("seat",), "shark": ("seat",), "resolve": ("seat",),
+              "respawn": ("seat",), "toss": (), "turn_end": ("seat",)}
+
+
+def _arg(kind: str, v: Any, path: str, n: int) -> Any:
+    if kind == "seat":
+        return as_int(v, path, 0, n - 1)
+    if kind == "x":
+        x = as_num(v, path)
+        if not -1.0 <= x <= 1.0:
+            raise bad(path, f"a launch position lies in [-1, 1], got {x}")
+        return x
+    return as_int(v, path, 0)
+
+
+def _task(v: Any, i: int, n: int) -> tuple:
+    path = f"tasks[{i}]"
+    t = as_list(v, path)
+    if not t or t[0] not in _TASK_ARGS:
+        raise bad(path, f"unknown task {t[:1]!r}; known: {', '.join(_TASK_ARGS)}")
+    kinds = _TASK_ARGS[t[0]]
+    if len(t) != 1 + len(kinds):
+        raise bad(path, f"task {t[0]!r} takes {len(kinds)} argument(s), got {len(t) - 1}")
+    return (t[0], *(_arg(k, a, f"{path}[{j + 1}]", n) for j, (k, a) in
+                    enumerate(zip(kinds, t[1:], strict=True))))
 
 
 def _decision(v: Any, n: int) -> dict | None:
@@ -216,22 +239,76 @@ def _decision(v: Any, n: int) -> dict | None:
     if kind not in {k.value for k in _DECIDE}:
         raise bad("decision.kind", f"unknown decision {kind!r}")
     if kind == DecisionKind.ENGINES.value:
-        as_ints(key(v, "seats", "decision"), "decision.seats", n, 0, n - 1)
+        seats = as_ints(key(v, "seats", "decision"), "decision.seats", n, 0, n - 1)
+        if seats != list(range(n)):
+            raise bad("decision.seats", "every seat decides at Start Your Engines")
         as_int(key(v, "attempt", "decision"), "decision.attempt", 0)
+        allowed = {"kind", "seats", "attempt"}
     else:
         as_int(key(v, "seat", "decision"), "decision.seat", 0, n - 1)
-    return dict(v)
+        allowed = {"kind", "seat"}
+    if set(v) - allowed:
+        raise bad("decision", f"unknown keys {sorted(set(v) - allowed)}")
+    return _copy_json(v)
 
 
-def _chance(v: Any) -> dict | None:
+#: chance kind -> its keys besides "kind"
+_CHANCE_KEYS = {ChanceKind.DIE.value: {"seat", "curve", "side"},
+                ChanceKind.LAUNCH_NOISE.value: {"seat", "x"},
+                ChanceKind.DEAL_GEARS.value: {"spots"}, ChanceKind.TOSS.value: set()}
+
+
+def _chance(v: Any, n: int) -> dict | None:
     if v is None:
         return None
     kind = key(v, "kind", "chance")
-    if kind not in {k.value for k in ChanceKind}:
+    if kind not in _CHANCE_KEYS:
         raise bad("chance.kind", f"unknown chance event {kind!r}")
-    out = dict(v)
-    if "spots" in out:
-        out["spots"] = [list(x) for x in out["spots"]]
-    if "x" in out and not math.isfinite(as_num(out["x"], "chance.x")):
-        raise bad("chance.x", "not finite")
-    return out
+    if set(v) != {"kind"} | _CHANCE_KEYS[kind]:
+        raise bad("chance", f"a {kind} event has keys {sorted(_CHANCE_KEYS[kind])}")
+    if "seat" in v:
+        _arg("seat", v["seat"], "chance.seat", n)
+    if "x" in v:
+        _arg("x", v["x"], "chance.x", n)
+    if kind == ChanceKind.DIE.value:
+        as_int(v["curve"], "chance.curve", int(PieceKind.SOFT), int(PieceKind.HARD))
+        if as_int(v["side"], "chance.side", -1, 1) == 0:
+            raise bad("chance.side", "a curve turns left (1) or right (-1)")
+    if kind == ChanceKind.DEAL_GEARS.value:
+        spots = as_list(v["spots"], "chance.spots", n)
+        for i, spot in enumerate(spots):
+            seat, x = as_list(spot, f"chance.spots[{i}]", 2)
+            if _arg("seat", seat, f"chance.spots[{i}][0]", n) != i:
+                raise bad(f"chance.spots[{i}]", "spots are listed in seat order")
+            _arg("x", x, f"chance.spots[{i}][1]", n)
+    return _copy_json(v)
+
+
+def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
+        raise bad("turn", f"expected null or an object with keys {sorted(_TURN_KEYS)}")
+    as_int(v["seat"], "turn.seat", 0, n - 1)
+    as_int(v["id"], "turn.id", 1)
+    as_bool(v["phantom"], "turn.phantom")
+    as_bool(v["shark"], "turn.shark")
+    as_ints(v["scored"], "turn.scored", None, 0, num_prizms - 1)
+    as_int(v["tosses"], "turn.tosses", 0)
+    if v["roll"] is not None and v["roll"] not in faces:
+        raise bad("turn.roll", f"{v['roll']!r} is not a face of the die {list(faces)}")
+    return _copy_json(v)
+
+
+def _check_turn_consistency(s: State) -> None:
+    """A decision inside a turn belongs to the mover, who has a head to move from."""
+    d, t = s.decision, s.turn
+    if t is not None and t["id"] != s.turn_id:
+        raise bad("turn.id", f"{t['id']} is not the current turn {s.turn_id}")
+    if d is None or "seat" not in d or d["kind"] == DecisionKind.RESPAWN.value:
+        return
+    if t is None or d["seat"] != t["seat"]:
+        raise bad("decision.seat", "a turn decision belongs to the seat whose turn it is")
+    if d["kind"] in (DecisionKind.MOVE.value, DecisionKind.BONUS.value,
+                     DecisionKind.SHARK.value) and s.players[d["seat"]].head is None:
+        raise bad(f"players[{d['seat']}].head", "the mover needs a head pose to move from")

@@ -341,9 +341,9 @@ class State(MachineQueries):
             moves = [Move.STRAIGHT, Move.SOFT_LEFT, Move.SOFT_RIGHT]
             if g.has_hard[gear]:
                 moves += [Move.HARD_LEFT, Move.HARD_RIGHT]
-                if wave:
-                    moves += [Move.WAVE_LEFT_LEFT, Move.WAVE_LEFT_RIGHT,
-                              Move.WAVE_RIGHT_LEFT, Move.WAVE_RIGHT_RIGHT]
+            if wave and gear in g.wave_gears:
+                moves += [Move.WAVE_LEFT_LEFT, Move.WAVE_LEFT_RIGHT,
+                          Move.WAVE_RIGHT_LEFT, Move.WAVE_RIGHT_RIGHT]
             acts += [Action.move(shift, m) for m in moves]
         return acts
 
@@ -379,7 +379,7 @@ class State(MachineQueries):
         gears = {s: a.arg for s, a in acts.items()}
         counts = {g: list(gears.values()).count(g) for g in gears.values()}
         stalled = {s for s, g in gears.items() if counts[g] > 1}
-        spots = [(s, acts[s].x) for s in sorted(acts)]
+        spots = [[s, acts[s].x] for s in sorted(acts)]
         if len(stalled) == len(self.players):
             if d["attempt"] < self.game.rules.max_redos:
                 self._push(("engines", d["attempt"] + 1))
@@ -395,9 +395,9 @@ class State(MachineQueries):
     def _c_deal_gears(self, ch: dict, index: int) -> None:
         for s, g in enumerate(self.game.gear_deals[index]):
             self.players[s].gear, self.players[s].stalled = g, False
-        self._set_marker_and_launch([tuple(x) for x in ch["spots"]])
+        self._set_marker_and_launch(ch["spots"])
 
-    def _set_marker_and_launch(self, spots: list[tuple[int, float]]) -> None:
+    def _set_marker_and_launch(self, spots: list[list]) -> None:
         top = max(p.gear for p in self.players)
         leader = next(p.seat for p in self.players if p.gear == top and not p.stalled)
         self.marker = (leader + 1) % len(self.players)
@@ -636,7 +636,7 @@ class State(MachineQueries):
                 continue
             recent = [e.poly for e in p.lazer
                       if not e.is_launch and e.turn in (self.turn_id, p.prev_turn)]
-            if crossing_parts(disc, recent, r.min_part_area) >= 2:
+            if crossing_parts(disc, recent, r.min_part_area, r.joint_tolerance) >= 2:
                 self._take_prizm(seat, j, el)
                 if self.status is not Outcome.IN_PROGRESS:
                     return
@@ -840,8 +840,10 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ views
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may know: everything on the table is public in Lazer Ryderz (the
-        only secret, the simultaneous launch choices, never sits in the state)."""
+        """What ``seat`` may know: everything on the table is public in Lazer Ryderz. The
+        only secrets are the launch choices of Start Your Engines; the engine receives them
+        together, and while the Launch Points are being placed the aimed positions (in the
+        pending tasks and chance event) are left out of the observation."""
         from ryderz_env.rules.serialize import public_view
 
         return public_view(self, seat)
@@ -859,9 +861,10 @@ class State(MachineQueries):
 
 
 def _copy_json(v: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples as lists)."""
     if isinstance(v, dict):
         return {k: _copy_json(x) for k, x in v.items()}
-    if isinstance(v, list):
+    if isinstance(v, list | tuple):
         return [_copy_json(x) for x in v]
     return v
 
