@@ -24,6 +24,7 @@ from ryderz_env.rules.geometry import (
     Pose,
     Table,
     build_shapes,
+    clean_joints,
     disc_coords,
     launch_outline,
     make_element,
@@ -85,6 +86,9 @@ class Game(GameBase):
         self.wave_gears = frozenset(g.gear for g in gears if g.hard is not None
                                     and g.gear <= self.top_gear)
         self.shapes: dict[tuple[PieceKind, int, int], PieceShape] = build_shapes(self.pieces)
+        #: (predecessor, piece) shape pairs that can only touch at the joint
+        self.clean_joints = clean_joints(self.pieces, self.table.cfg.launch_point,
+                                         rules.touch_tolerance, rules.joint_tolerance)
         lp = self.table.cfg.launch_point
         self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width,
                                            self.pieces.tip)

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 import shapely
 from shapely import Point, Polygon
 
-from ryderz_env.rules.config import PieceKind, PiecesConfig, TableConfig, turn_radians
+from ryderz_env.rules.config import (
+    LaunchPointSize,
+    PieceKind,
+    PiecesConfig,
+    TableConfig,
+    turn_radians,
+)
 
 TWO_PI = 2.0 * math.pi
 
@@ -197,6 +204,48 @@ def joint_line(exit_pose: Pose, width: float, tip: float) -> np.ndarray:
     """The V where a piece nests on its predecessor (the predecessor's point)."""
     local = np.array([[0.0, width / 2.0], [tip, 0.0], [0.0, -width / 2.0]])
     return to_world(local, exit_pose)
+
+
+ShapeKey = tuple[PieceKind, int, int]  # (kind, gear, side); a Launch Point is (LAUNCH, 0, 0)
+LAUNCH_KEY: ShapeKey = (PieceKind.LAUNCH, 0, 0)
+
+
+@lru_cache(maxsize=64)
+def clean_joints(pieces: PiecesConfig, launch: LaunchPointSize, tol: float,
+                 joint_tol: float) -> frozenset[tuple[ShapeKey, ShapeKey]]:
+    """The (predecessor, piece) shape pairs that can only touch at their joint, wherever placed.
+
+    For such a pair, with the piece nested on the predecessor's front (entry pose on the
+    predecessor's exit pose), every point of either shape that lies within ``2 * tol`` of the
+    other lies within ``joint_tol / 2`` of the joint (the V of the predecessor's point). It is
+    checked once, in the predecessor's frame, with polygonal buffers that contain the true
+    offset by ``2 * tol`` and lie inside the true offset by ``joint_tol / 2`` (``covered_by`` is
+    exact on the model). Placed anywhere on the table the two shapes are the same up to
+    rounding (1e-13 in), so every contact region of the pair, from either side
+    (``contact_parts`` with ``tol``), has all its vertices within ``joint_tol`` of the joint:
+    the contact is excused as the joint without computing it. Pairs that fail the check are
+    left out (the caller computes).
+    """
+    shapes = build_shapes(pieces)
+    preds: dict[ShapeKey, tuple[np.ndarray, Pose]] = {
+        k: (s.outline, s.exit) for k, s in shapes.items()}
+    preds[LAUNCH_KEY] = (launch_outline(launch.width, launch.depth, pieces.width, pieces.tip),
+                         Pose(launch.depth - pieces.tip, 0.0, 0.0))
+    q = 8
+    grow = inflate(2.0 * tol, q)
+    out = set()
+    for pk, (outline, ex) in preds.items():
+        pred = shapely.polygons(outline)
+        pred_grown = shapely.buffer(pred, grow, quad_segs=q)
+        zone = shapely.buffer(shapely.linestrings(joint_line(ex, pieces.width, pieces.tip)),
+                              joint_tol / 2.0, quad_segs=q)
+        for sk, s in shapes.items():
+            piece = shapely.polygons(to_world(s.outline, ex))
+            near = (shapely.intersection(piece, pred_grown),
+                    shapely.intersection(pred, shapely.buffer(piece, grow, quad_segs=q)))
+            if all(g.is_empty or bool(shapely.covered_by(g, zone)) for g in near):
+                out.add((pk, sk))
+    return frozenset(out)
 
 
 class Table:

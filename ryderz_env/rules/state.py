@@ -791,13 +791,16 @@ class State(MachineQueries):
         or wholly inside one Prizm disc."""
         r = self.game.rules
         tol = r.touch_tolerance
-        joint = None
-        if any(other is j for j in joints):
-            at = other.exit if other.exit == el.pose else el.exit
-            joint = shapely.linestrings(joint_line(at, self.game.pieces.width,
-                                                   self.game.pieces.tip))
         discs = [(q.x, q.y) for j, q in enumerate(self.prizms)
                  if self._disc_near(j, el.bbox) and self._disc_near(j, other.bbox)]
+        joint = None
+        if any(other is j for j in joints):
+            pred, piece = (other, el) if other.exit == el.pose else (el, other)
+            if not discs and ((pred.kind, pred.gear, pred.side),
+                              (piece.kind, piece.gear, piece.side)) in self.game.clean_joints:
+                return True  # only the joint can touch (geometry.clean_joints)
+            joint = shapely.linestrings(joint_line(pred.exit, self.game.pieces.width,
+                                                   self.game.pieces.tip))
         if joint is None and not discs:
             return False
         for part in contact_parts(el.poly, other.poly, tol):
