@@ -99,6 +99,9 @@ class Game(GameBase):
         self.gear_deals = gear_deals(self.top_gear, n)
         if not self.gear_deals:
             raise ConfigError(f"{n} players cannot get distinct gears out of {self.top_gear}")
+        #: legal action lists that depend on the game only, filled by State as they come up:
+        #: "launch" (every gear and spread position), ("move", gear, Waveryder power ready)
+        self.action_lists: dict[Any, tuple[Action, ...]] = {}
         k = rules.launch_spread
         self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
                                    for i in range(k))

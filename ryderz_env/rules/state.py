@@ -318,8 +318,12 @@ class State(MachineQueries):
         g = self.game
         p = self.players[seat]
         if kind in (DecisionKind.ENGINES, DecisionKind.RESPAWN):
-            return [Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
-                    for x in g.launch_spread]
+            cached = g.action_lists.get("launch")
+            if cached is None:
+                cached = g.action_lists["launch"] = tuple(
+                    Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
+                    for x in g.launch_spread)
+            return list(cached)
         if kind is DecisionKind.POWER:
             acts = [Action(ActionKind.DECLINE)]
             char = g.rules.characters[seat]
@@ -332,10 +336,19 @@ class State(MachineQueries):
         if kind in (DecisionKind.BONUS, DecisionKind.SHARK):
             yes = ActionKind.BONUS if kind is DecisionKind.BONUS else ActionKind.SHARK
             return [Action(yes), Action(ActionKind.DECLINE)]
-        acts = []
         wave = self._power_ready(seat, Character.GALACTIC_WAVERYDER)
+        cached = g.action_lists.get(("move", p.gear, wave))
+        if cached is None:
+            cached = g.action_lists[("move", p.gear, wave)] = tuple(
+                self._move_actions(p.gear, wave))
+        return list(cached)
+
+    def _move_actions(self, gear_now: int, wave: bool) -> list[Action]:
+        """The MOVE actions from ``gear_now`` (the same for every state of the game)."""
+        g = self.game
+        acts = []
         for shift in (-1, 0, 1):
-            gear = p.gear + shift
+            gear = gear_now + shift
             if not 1 <= gear <= g.top_gear:
                 continue
             moves = [Move.STRAIGHT, Move.SOFT_LEFT, Move.SOFT_RIGHT]
