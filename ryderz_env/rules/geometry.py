@@ -195,9 +195,9 @@ def make_element(owner: int, kind: PieceKind, gear: int, side: int, pose: Pose, 
     """Place a local outline at ``pose``."""
     coords = to_world(local, pose)
     poly = shapely.polygons(coords)
-    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    x0, y0, x1, y1 = shapely.bounds(poly).tolist()  # the extreme coordinates, as min/max
     return Element(owner, kind, gear, side, pose, turn, t, pose.compose(exit_local), coords,
-                   poly, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+                   poly, (x0, y0, x1, y1))
 
 
 def joint_line(exit_pose: Pose, width: float, tip: float) -> np.ndarray:
@@ -330,11 +330,21 @@ class Table:
         return Pose((c1[0] + c2[0]) / 2.0, (c1[1] + c2[1]) / 2.0, math.atan2(-ux, uy))
 
     # -- containment, sampling ----------------------------------------------------------
-    def holds(self, element_coords: np.ndarray, poly: Polygon, tol: float) -> bool:
-        """True when a shape lies wholly on the table, clear of the edge by ``tol``."""
+    def holds(self, element_coords: np.ndarray, poly: Polygon, tol: float,
+              bbox: tuple[float, float, float, float] | None = None) -> bool:
+        """True when a shape lies wholly on the table, clear of the edge by ``tol``.
+
+        On a round table, a shape whose bounding box (``bbox``, optional) has its farthest
+        corner well inside (by a relative 1e-12, far beyond rounding) needs no vertex check.
+        """
         if self.is_circle:
+            limit = (self.radius - tol) ** 2
+            if bbox is not None:
+                ax, ay = max(-bbox[0], bbox[2]), max(-bbox[1], bbox[3])
+                if ax * ax + ay * ay < limit * (1.0 - 1e-12):
+                    return True
             r2 = float(np.max(np.einsum("ij,ij->i", element_coords, element_coords)))
-            return r2 <= (self.radius - tol) ** 2
+            return r2 <= limit
         return bool(self.polygon.contains(poly)) and shapely.distance(poly, self.boundary) >= tol
 
     def inset(self, d: float) -> Polygon:

@@ -768,7 +768,7 @@ class State(MachineQueries):
         for idx, el in enumerate(p.lazer):
             if el.turn != self.turn_id or el.is_launch:
                 continue
-            if not table.holds(el.coords, el.poly, tol):
+            if not table.holds(el.coords, el.poly, tol, el.bbox):
                 crashed = True
             # the elements it nests with: its predecessor and, in a turn of several pieces,
             # its successor (each joint is excused from both sides)
