@@ -284,6 +284,7 @@ class Table:
             self.radius = math.nan
         shapely.prepare(self.polygon)
         self.sagitta = sagitta
+        self._insets: dict[float, Polygon] = {}
 
     # -- the perimeter ------------------------------------------------------------------
     def point_at(self, t: float) -> tuple[float, float]:
@@ -348,10 +349,15 @@ class Table:
         return bool(self.polygon.contains(poly)) and shapely.distance(poly, self.boundary) >= tol
 
     def inset(self, d: float) -> Polygon:
-        """The table shrunk by ``d`` (where a disc of radius ``d`` may lie)."""
-        if self.is_circle:
-            return shapely.polygons(disc_coords(self.radius - d, self.sagitta))
-        return self.polygon.buffer(-d, join_style="mitre")
+        """The table shrunk by ``d`` (where a disc of radius ``d`` may lie); kept per ``d``."""
+        region = self._insets.get(d)
+        if region is None:
+            if self.is_circle:
+                region = shapely.polygons(disc_coords(self.radius - d, self.sagitta))
+            else:
+                region = self.polygon.buffer(-d, join_style="mitre")
+            self._insets[d] = region
+        return region
 
     def random_point(self, rng: np.random.Generator, inset: float) -> tuple[float, float]:
         """A uniformly random point of the table shrunk by ``inset``."""
