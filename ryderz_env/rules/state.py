@@ -641,8 +641,12 @@ class State(MachineQueries):
         previous turn's pieces together), ``el`` being the newest piece."""
         r = self.game.rules
         p = self.players[seat]
+        x0, y0, x1, y1 = el.bbox
+        rad = r.prizm_radius
         for j in range(len(self.prizms)):
-            if self.prizms[j].owner == seat or not self._disc_near(j, el.bbox):
+            pz = self.prizms[j]  # _disc_near, inline
+            if pz.owner == seat or not (x0 <= pz.x + rad and x1 >= pz.x - rad
+                                        and y0 <= pz.y + rad and y1 >= pz.y - rad):
                 continue
             disc = self._disc(j)
             if not shapely.intersects(disc, el.poly) or self._head_inside(seat, j):
@@ -734,11 +738,12 @@ class State(MachineQueries):
         r = self.game.rules
         p = self.players[seat]
         new = [e for e in p.lazer if e.turn == self.turn_id and not e.is_launch]
+        rad = r.prizm_radius
         for j in range(len(self.prizms)):
-            if j in self.turn["scored"] or self._head_inside(seat, j):
-                continue
-            near = [e for e in new if self._disc_near(j, e.bbox)]
-            if not near:
+            pz = self.prizms[j]  # _disc_near, inline
+            near = [e for e in new if e.bbox[0] <= pz.x + rad and e.bbox[2] >= pz.x - rad
+                    and e.bbox[1] <= pz.y + rad and e.bbox[3] >= pz.y - rad]
+            if not near or j in self.turn["scored"] or self._head_inside(seat, j):
                 continue
             disc = self._disc(j)
             if sum(shapely.intersection(disc, e.poly).area for e in near) < r.min_part_area:
@@ -811,8 +816,15 @@ class State(MachineQueries):
         if ((pred.kind, pred.gear, pred.side),
                 (piece.kind, piece.gear, piece.side)) not in self.game.clean_joints:
             return False
-        return not any(self._disc_near(j, el.bbox) and self._disc_near(j, other.bbox)
-                       for j in range(len(self.prizms)))
+        rad = self.game.rules.prizm_radius
+        a0, a1, a2, a3 = el.bbox
+        b0, b1, b2, b3 = other.bbox
+        for pz in self.prizms:  # _disc_near for both, inline
+            lo_x, hi_x, lo_y, hi_y = pz.x - rad, pz.x + rad, pz.y - rad, pz.y + rad
+            if (a0 <= hi_x and a2 >= lo_x and a1 <= hi_y and a3 >= lo_y
+                    and b0 <= hi_x and b2 >= lo_x and b1 <= hi_y and b3 >= lo_y):
+                return False
+        return True
 
     def _contact_excused(self, el: Element, other: Element, joints: list[Element]) -> bool:
         """Contact at the joint where ``el`` and ``other`` nest (``other`` in ``joints``),
