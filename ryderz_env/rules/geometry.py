@@ -416,9 +416,12 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
 
 def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
                 prizms: list[tuple[float, float]], table: Table, radius: float,
-                clearance: float, tol: float) -> tuple[float, float] | None:
+                clearance: float, tol: float,
+                boxes: list[tuple[float, float, float, float]] | None = None,
+                ) -> tuple[float, float] | None:
     """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
-    and other Prizm and wholly on the table; ``None`` when there is none.
+    and other Prizm and wholly on the table; ``None`` when there is none. ``boxes``, when
+    given, are the pieces' bounds (``Element.bbox``), so they need not be computed again.
 
     Only obstacles within the search radius can matter, so the search grows a disc around the
     centre until a free point turns up or the disc covers the table.
@@ -428,14 +431,16 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
     d_prizm = inflate(2 * radius + clearance, q)
     free_table = table.inset(radius + tol)
     cx, cy = centre
-    boxes = np.array([p.bounds for p in pieces]) if pieces else np.zeros((0, 4))
+    if boxes is None:
+        boxes = [p.bounds for p in pieces]
+    box = np.array(boxes) if pieces else np.zeros((0, 4))
     rho = 2.0 * radius + clearance
     limit = 2.0 * max(table.min_width, math.hypot(*table.polygon.bounds[2:]) * 2.0)
     while rho <= limit:
         reach = rho + d_prizm
         near = [pieces[i] for i in np.flatnonzero(
-            (boxes[:, 0] <= cx + reach) & (boxes[:, 2] >= cx - reach)
-            & (boxes[:, 1] <= cy + reach) & (boxes[:, 3] >= cy - reach))]
+            (box[:, 0] <= cx + reach) & (box[:, 2] >= cx - reach)
+            & (box[:, 1] <= cy + reach) & (box[:, 3] >= cy - reach))]
         blocked = [shapely.buffer(p, d_piece, quad_segs=q) for p in near]
         blocked += [Point(p).buffer(d_prizm, quad_segs=q) for p in prizms
                     if math.hypot(p[0] - cx, p[1] - cy) <= reach]

@@ -127,6 +127,7 @@ class State(MachineQueries):
     def _reset_caches(self) -> None:
         self._legal: dict[int, list[Action]] = {}
         self._index: tuple[list[Element], np.ndarray] | None = None
+        self._clear_launch: Element | None = None  # the last Launch Point found clear
 
     def clone(self) -> State:
         """An independent copy (pieces are immutable and shared)."""
@@ -432,7 +433,9 @@ class State(MachineQueries):
         lo, hi = self.game.table.reach(seat, len(self.players))
         t = min(hi, max(lo, lo + (x + 1.0) / 2.0 * (hi - lo) + offset))
         t = self._free_launch_position(seat, t)
-        el = self.game.launch_element(seat, t, self.turn_id)
+        el = self._clear_launch  # built by the search when it found t clear
+        if el is None or el.owner != seat or el.t != t or el.turn != self.turn_id:
+            el = self.game.launch_element(seat, t, self.turn_id)
         p = self.players[seat]
         p.lazer = [el]
         p.head = el.exit
@@ -440,7 +443,10 @@ class State(MachineQueries):
 
     def _launch_clear(self, seat: int, t: float) -> bool:
         el = self.game.launch_element(seat, t, self.turn_id)
-        return not self._touching(el, exclude=None)
+        if self._touching(el, exclude=None):
+            return False
+        self._clear_launch = el
+        return True
 
     def _free_launch_position(self, seat: int, t: float) -> float:
         if self._launch_clear(seat, t):
@@ -755,9 +761,10 @@ class State(MachineQueries):
         r = self.game.rules
         pz = self.prizms[j]
         others = [(q.x, q.y) for i, q in enumerate(self.prizms) if i != j]
-        target = nudge_point((pz.x, pz.y), [e.poly for e in self.elements()], others,
+        els = self.elements()
+        target = nudge_point((pz.x, pz.y), [e.poly for e in els], others,
                              self.game.table, r.prizm_radius, r.nudge_clearance,
-                             r.touch_tolerance)
+                             r.touch_tolerance, boxes=[e.bbox for e in els])
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
 
