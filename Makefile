@@ -10,7 +10,7 @@ TRAIN_STAMP := $(VENV)/.installed-train
 SEED ?= 0
 TRAIN_CONFIG ?= configs/train/lunatix_maskppo.yaml
 
-.PHONY: train test play lint bench bench-env clean
+.PHONY: train test play lint bench bench-env bench-ryderz clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train_lunatix --config $(TRAIN_CONFIG)
@@ -42,6 +42,9 @@ bench: $(STAMP)
 
 bench-env: $(STAMP)
 	$(BIN)/python bench/bench_lunatix_env.py
+
+bench-ryderz: $(STAMP)
+	$(BIN)/python bench/bench_ryderz_engine.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
