@@ -36,8 +36,8 @@ def test_every_standard_pair_nests_cleanly(table: str) -> None:
 
 
 def test_clean_pairs_agree_with_the_exact_contact_test() -> None:
-    """At random poses, each clean pair's contact region lies at the joint (so
-    ``_contact_excused`` would excuse it), and the pieces do touch there."""
+    """At random poses, each clean pair's contact regions, from either side, lie at the joint
+    (so ``_contact_excused`` would excuse them), and the pieces do touch there."""
     g = Game()
     r, pcs = g.rules, g.pieces
     outlines = _outlines(g)
@@ -53,9 +53,10 @@ def test_clean_pairs_agree_with_the_exact_contact_test() -> None:
         el = make_element(0, sk[0], sk[1], sk[2], pred.exit, 1, shape.outline, shape.exit)
         assert shapely.distance(el.poly, pred.poly) < r.touch_tolerance
         joint = shapely.linestrings(joint_line(pred.exit, pcs.width, pcs.tip))
-        for part in contact_parts(el.poly, pred.poly, r.touch_tolerance):
-            v = shapely.points(shapely.get_coordinates(part))
-            assert float(np.max(shapely.distance(v, joint))) <= r.joint_tolerance
+        for a, b in ((el, pred), (pred, el)):  # the crash step looks from both sides
+            for part in contact_parts(a.poly, b.poly, r.touch_tolerance):
+                v = shapely.points(shapely.get_coordinates(part))
+                assert float(np.max(shapely.distance(v, joint))) <= r.joint_tolerance
 
 
 def test_a_loose_tolerance_leaves_every_pair_out() -> None:
