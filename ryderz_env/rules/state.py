@@ -8,6 +8,7 @@ is over. Every rule of ``shared/rules/lazer_ryderz.md`` lives here once.
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping
@@ -169,8 +170,7 @@ class State(MachineQueries):
         if ch is None:
             raise InvalidStateError("chance_outcomes called when no chance event is pending")
         if ch["kind"] == ChanceKind.DIE._value_:
-            faces = self.game.rules.die_faces
-            return [(f, faces.count(f) / len(faces)) for f in sorted(set(faces))]
+            return list(_die_outcomes(self.game.rules.die_faces))
         if ch["kind"] == ChanceKind.DEAL_GEARS._value_:
             k = len(self.game.gear_deals)
             return [(i, 1.0 / k) for i in range(k)]
@@ -726,8 +726,8 @@ class State(MachineQueries):
         x0, y0, x1, y1 = bx0 - tol, by0 - tol, bx1 + tol, by1 + tol
         near = [i for i, e in enumerate(els) if e.bbox[0] <= x1 and e.bbox[2] >= x0
                 and e.bbox[1] <= y1 and e.bbox[3] >= y0 and e is not el]
-        if exclude:
-            near = [i for i in near if not any(els[i] is x for x in exclude)]
+        if exclude:  # (elements compare by identity)
+            near = [i for i in near if els[i] not in exclude]
         if not near:
             return []
         d = shapely.distance(el.poly, polys[near])
@@ -914,6 +914,12 @@ def _copy_json(v: Any) -> Any:
     if isinstance(v, list | tuple):
         return [_copy_json(x) for x in v]
     return v
+
+
+@functools.lru_cache(maxsize=16)
+def _die_outcomes(faces: tuple[int, ...]) -> tuple[tuple[int, float], ...]:
+    """The curve die's faces with their probabilities (worked out once per die)."""
+    return tuple((f, faces.count(f) / len(faces)) for f in sorted(set(faces)))
 
 
 def gear_deals(top_gear: int, num_players: int) -> tuple[tuple[int, ...], ...]:
