@@ -409,8 +409,8 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
     between them that would join the disc's two sides; the Lazer is grown by ``seal`` (the
     joint tolerance) to close it.
     """
-    rest = shapely.difference(disc, shapely.buffer(shapely.union_all(lazer), seal,
-                                                   quad_segs=1, join_style="mitre"))
+    grown = shapely.buffer(shapely.union_all(lazer), seal, quad_segs=1, join_style="bevel")
+    rest = shapely.difference(disc, shapely.make_valid(grown))
     return sum(1 for p in shapely.get_parts(rest) if p.area >= min_area)
 
 
