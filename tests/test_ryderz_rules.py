@@ -1143,3 +1143,65 @@ def test_set_lazer_builder_keeps_supply_consistent():
     t = g.state_from_dict(s.to_dict())
     assert snapshot(t) == snapshot(s)
 
+
+
+# ---------------------------------------------------------------------------- odd tables
+def odd(**flags: bool) -> dict[str, bool]:
+    base = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False}
+    return {**base, **flags}
+
+
+def test_odd_table_toss_start_prizms_each_player_tosses_one_instead_of_the_central_group():
+    g = game(num_players=3, odd_table=odd(toss_start_prizms=True))
+    s = g.new_initial_state(0)
+    assert s.prizms == [] and s.chance_kind() is ChanceKind.TOSS
+    for point in ((5.0, 5.0), (-6.0, 2.0), (0.0, -7.0)):
+        toss(s, point)
+    assert s.prizms == [Prizm(5.0, 5.0), Prizm(-6.0, 2.0), Prizm(0.0, -7.0)]
+    assert s.decision_kind() is DecisionKind.ENGINES
+
+
+def test_odd_table_tossed_start_prizm_landing_on_another_is_nudged_clear():
+    g = game(num_players=2, odd_table=odd(toss_start_prizms=True))
+    s = g.new_initial_state(0)
+    toss(s, (0.0, 0.0))
+    toss(s, (1.0, 0.0))
+    a, b = s.prizms
+    assert math.hypot(a.x - b.x, a.y - b.y) >= 3 * g.rules.prizm_radius - 1e-6
+
+
+def test_odd_table_far_sides_of_a_rectangle_are_its_short_sides():
+    g = game(table="rectangle")
+    # perimeter clockwise from (-30, -20): left side 0-40, top 40-100, right 100-140, bottom
+    assert g.table.far_sides() == ((0.0, 40.0), (100.0, 140.0))
+    assert game().table.far_sides() is None  # a round table: the whole edge
+
+
+def test_odd_table_start_far_sides_moves_launch_points_off_the_long_sides():
+    g = game(num_players=4, table="rectangle", odd_table=odd(start_far_sides=True))
+    s = g.new_initial_state(0)
+    # seat 0 sits mid-left (t = 20, a far side); seat 1 mid-top (t = 70), whose whole reach
+    # (45..95) lies on the long top side: its Launch Point at t = 45 goes to the nearest
+    # place on a far side, 39.25 (the corner at 40 minus half the token's width)
+    s.apply_actions({0: A.launch(1, 0.0), 1: A.launch(2, -1.0), 2: A.launch(3, 0.0),
+                     3: A.launch(4, 0.0)})
+    t = [p.lazer[0].t for p in s.players]
+    assert t[0] == pytest.approx(20.0)
+    assert t[1] == pytest.approx(39.25, abs=1e-6)
+    assert t[2] == pytest.approx(120.0)
+    assert all(g.table.on_far_side(x) for x in t)
+
+
+def test_odd_table_large_far_sides_offers_the_bonus_only_from_a_far_side():
+    g = game(num_players=4, table="rectangle", odd_table=odd(large_far_sides=True))
+    assert not g.large_table
+    s = g.new_initial_state(0)
+    # seat 0 at t = 20 (left, a far side) moves first, then seat 1 at t = 70 (top, long side)
+    s.apply_actions({0: A.launch(4, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0),
+                     3: A.launch(1, 0.0)})
+    assert s.order[:2] == [0, 1]
+    assert s.current_players() == (0,) and s.decision_kind() is DecisionKind.BONUS
+    s.apply_action(A(K.DECLINE))
+    assert s.decision_kind() is DecisionKind.MOVE
+    s.apply_action(A.move(0, Move.STRAIGHT))
+    assert s.current_players() == (1,) and s.decision_kind() is DecisionKind.MOVE

@@ -1,7 +1,8 @@
 """Seeded random-play soak of the Lazer Ryderz engine.
 
 Complete games between uniformly random legal players over 2-4 seats, with and without Power
-Prizms, on every table preset (cycled by game index), with the invariants of
+Prizms, on every table preset, every seventh game with the odd-table options (cycled by game
+index), with the invariants of
 ``shared/rules/lazer_ryderz.md`` checked along the way: every piece is in its owner's supply
 or on the table; each Lazer is a chain (every element starts at the previous one's exit) with
 the Launch Point only as its oldest element and the head at its front; every Prizm lies wholly
@@ -34,14 +35,17 @@ TABLES = ("standard", "small", "large", "rectangle", "hexagon")
 KINDS = (PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD)
 
 
-def game_variant(index: int) -> tuple[int, bool, str]:
-    """(num_players, powers, table) of soak game ``index``."""
-    return 2 + index % 3, (index // 3) % 2 == 1, TABLES[(index // 6) % len(TABLES)]
+def game_variant(index: int) -> tuple[int, bool, str, bool]:
+    """(num_players, powers, table, odd-table options on) of soak game ``index``."""
+    return (2 + index % 3, (index // 3) % 2 == 1, TABLES[(index // 6) % len(TABLES)],
+            index % 7 == 6)
 
 
 @functools.cache
-def soak_game(num_players: int, powers: bool, table: str) -> Game:
-    return Game(num_players=num_players, powers=powers, table=table)
+def soak_game(num_players: int, powers: bool, table: str, odd: bool) -> Game:
+    flags = ("toss_start_prizms", "start_far_sides", "large_far_sides")
+    return Game(num_players=num_players, powers=powers, table=table,
+                odd_table=dict.fromkeys(flags, odd))
 
 
 def check_pieces(s: State) -> None:
@@ -92,8 +96,8 @@ def check_no_overlap(s: State, phantom_turns: set[int]) -> None:
 
 
 def play_soak_game(index: int) -> State:
-    n, powers, table = game_variant(index)
-    g = soak_game(n, powers, table)
+    g = soak_game(*game_variant(index))
+    n = g.num_players
     s = g.new_initial_state(index)
     rng = np.random.default_rng(10_000 + index)
     phantom_turns: set[int] = set()
@@ -142,5 +146,6 @@ def test_random_play_soak_keeps_invariants(chunk: int) -> None:
 
 
 def test_soak_covers_every_variant() -> None:
-    variants = {game_variant(i) for i in range(min(SOAK_GAMES, 30))}
+    variants = {game_variant(i)[:3] for i in range(min(SOAK_GAMES, 30))}
     assert len(variants) == 3 * 2 * len(TABLES)
+    assert any(game_variant(i)[3] for i in range(min(SOAK_GAMES, 30)))

@@ -126,6 +126,15 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class OddTable:
+    """The rulebook's options for oddly shaped tables (all off in the standard game)."""
+
+    toss_start_prizms: bool  # each player tosses a starting Prizm instead of the central group
+    start_far_sides: bool  # Launch Points only on the sides furthest from the centre
+    large_far_sides: bool  # the large-table bonus, but only from those sides
+
+
+@dataclass(frozen=True)
 class RulesConfig(RulesFiles):
     """Everything that parameterizes a Lazer Ryderz game (``configs/ryderz/rules.yaml``)."""
 
@@ -154,6 +163,7 @@ class RulesConfig(RulesFiles):
     min_part_area: float
     small_table_below: float
     large_table_above: float
+    odd_table: OddTable
     base_dir: str = ""
 
     def __post_init__(self) -> None:

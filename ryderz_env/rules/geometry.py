@@ -298,6 +298,30 @@ class Table:
         a, b = self.vertices[i], self.vertices[(i + 1) % len(self.vertices)]
         return (float(a[0] + f * (b[0] - a[0])), float(a[1] + f * (b[1] - a[1])))
 
+    def far_sides(self) -> tuple[tuple[float, float], ...] | None:
+        """Perimeter stretches (start, end) of the sides furthest from the centre; None on a
+        round table, where every point of the edge is as far as any other."""
+        if self.is_circle:
+            return None
+        cx, cy = self.centre
+        dist = []
+        for i in range(len(self.seg_len)):
+            a, b = self.vertices[i], self.vertices[(i + 1) % len(self.vertices)]
+            e = b - a
+            dist.append(abs(e[0] * (cy - a[1]) - e[1] * (cx - a[0])) / self.seg_len[i])
+        far = max(dist)
+        return tuple((float(self.cum[i]), float(self.cum[i + 1]))
+                     for i, d in enumerate(dist) if d >= far * (1.0 - 1e-9))
+
+    def on_far_side(self, t: float) -> bool:
+        """Whether a Launch Point at ``t`` has both back corners on one far side."""
+        sides = self.far_sides()
+        if sides is None:
+            return True
+        t %= self.perimeter
+        half = self.cfg.launch_point.width / 2.0
+        return any(a + half <= t <= b - half for a, b in sides)
+
     def seat_position(self, seat: int, num_players: int) -> float:
         """Where ``seat`` sits, as a perimeter position."""
         return ((self.cfg.first_seat + seat / num_players) % 1.0) * self.perimeter

@@ -117,6 +117,9 @@ class State(MachineQueries):
         self.order: list[int] = []
         self.turn_id = 0
         self.tasks: list[tuple] = [("round_start",), ("engines", 0)]
+        if r.odd_table.toss_start_prizms:  # each player tosses a starting Prizm (chance)
+            self.prizms = []
+            self.tasks += [("toss",)] * n
         self.decision: dict[str, Any] | None = None
         self.chance: dict[str, Any] | None = None
         self.turn: dict[str, Any] | None = None
@@ -442,6 +445,8 @@ class State(MachineQueries):
         self._index = None
 
     def _launch_clear(self, seat: int, t: float) -> bool:
+        if self.game.rules.odd_table.start_far_sides and not self.game.table.on_far_side(t):
+            return False
         el = self.game.launch_element(seat, t, self.turn_id)
         if self._touching(el, exclude=None):
             return False
@@ -515,8 +520,11 @@ class State(MachineQueries):
     def _t_bonus(self, seat: int) -> None:
         p = self.players[seat]
         g = self.game
-        if g.large_table and len(p.lazer) == 1 and p.lazer[0].is_launch \
-                and p.head == p.lazer[0].exit and p.supply[g.top_gear - 1][STRAIGHT] > 0:
+        lp = p.lazer[0] if len(p.lazer) == 1 and p.lazer[0].is_launch else None
+        if lp is None or p.head != lp.exit or p.supply[g.top_gear - 1][STRAIGHT] == 0:
+            return
+        far = g.rules.odd_table.large_far_sides
+        if (g.large_table and not far) or (far and g.table.on_far_side(lp.t)):
             self.decision = {"kind": DecisionKind.BONUS._value_, "seat": seat}
 
     def _d_bonus(self, d: dict, acts: dict[int, Action]) -> None:
