@@ -1,0 +1,94 @@
+"""Action spaces of the Lazer Ryderz envs (issue 5): the native hybrid space and the pieces
+of the ``box`` and ``discrete`` modes that do not depend on the env machinery.
+
+- :class:`HybridActionSpace`: ``Dict({"discrete": Discrete(n), "x": Box(-1, 1, (1,))})``
+  whose ``sample`` also takes the discrete part's mask vector, as PettingZoo's tests pass
+  ``action_space.sample(obs["action_mask"])`` and gymnasium's ``Dict.sample`` only takes a
+  dict of masks.
+- :func:`masked_argmax`: the ``box`` mode's decoding of per-option scores, so that every
+  vector is legal.
+- :class:`LaunchAim`: the ``discrete`` mode's Launch Points: ``K`` evenly spaced positions
+  along the reach stretch, and for each Prizm the position whose Launch Point faces it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ryderz_env.rules import Game
+
+
+class HybridActionSpace(gym.spaces.Dict):
+    """The native action: a masked discrete part and a Launch Point position in [-1, 1]."""
+
+    def __init__(self, num_discrete: int, seed: int | None = None) -> None:
+        super().__init__({
+            "discrete": gym.spaces.Discrete(num_discrete),
+            "x": gym.spaces.Box(-1.0, 1.0, (1,), dtype=np.float32),
+        }, seed=seed)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
+        """A random action; ``mask`` may be the discrete part's int8 mask vector, or
+        gymnasium's dict of masks."""
+        if isinstance(mask, np.ndarray):
+            mask = {"discrete": mask, "x": None}
+        return super().sample(mask=mask, probability=probability)
+
+
+def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> int:
+    """The legal option with the highest score (the lowest index among equals)."""
+    s = np.where(np.asarray(mask, dtype=bool), np.asarray(scores, dtype=np.float64), -np.inf)
+    if not np.isfinite(s).any():
+        raise ValueError("the mask allows no option")
+    return int(np.argmax(s))
+
+
+class LaunchAim:
+    """Where a Launch Point of ``seat`` should go: a grid of ``k`` positions along the reach
+    stretch, or facing a point (a Prizm) so that a straight from it runs through that point.
+
+    Positions are the engine's ``x`` in [-1, 1]. Aiming solves, over the reach stretch, for
+    the position whose Launch Point frame has the point on its centre line, ahead of it
+    (sign changes of the lateral offset found on a fine grid, then bisected); of several,
+    the nearest to the seat. ``None`` when no position in reach faces the point.
+    """
+
+    def __init__(self, game: Game, k: int = 36, grid: int = 256) -> None:
+        if k < 2:
+            raise ValueError("the discrete mode needs at least 2 Launch Point positions")
+        self.game = game
+        self.k = k
+        self.positions = tuple(-1.0 + 2.0 * i / (k - 1) for i in range(k))
+        self._grid = np.linspace(-1.0, 1.0, grid)
+
+    def _offset(self, seat: int, x: float, px: float, py: float) -> tuple[float, float]:
+        """(lateral, forward) position of the point in the Launch Point frame at ``x``."""
+        tb = self.game.table
+        lo, hi = tb.reach(seat, self.game.num_players)
+        fr = tb.launch_frame(lo + (x + 1.0) / 2.0 * (hi - lo))
+        c, s = math.cos(fr.h), math.sin(fr.h)
+        dx, dy = px - fr.x, py - fr.y
+        return (-s * dx + c * dy, c * dx + s * dy)
+
+    def aim(self, seat: int, px: float, py: float) -> float | None:
+        """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None."""
+        lat = np.array([self._offset(seat, x, px, py)[0] for x in self._grid])
+        best: float | None = None
+        for i in np.flatnonzero(np.sign(lat[:-1]) != np.sign(lat[1:])):
+            a, b = float(self._grid[i]), float(self._grid[i + 1])
+            fa = lat[i]
+            for _ in range(50):
+                m = (a + b) / 2.0
+                fm = self._offset(seat, m, px, py)[0]
+                if (fm > 0) == (fa > 0):
+                    a, fa = m, fm
+                else:
+                    b = m
+            x = (a + b) / 2.0
+            if self._offset(seat, x, px, py)[1] > 0 and (best is None or abs(x) < abs(best)):
+                best = x
+        return best
