@@ -121,40 +121,50 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._rewards_zero = True  # every value in self.rewards is 0.0
         self._select()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's encoded observation and action mask."""
+        """The agent's encoded observation and action mask (new arrays at every call)."""
         seat = self._index[agent]
-        return {
-            "observation": self.adapter.encode(self.session.state, seat),
-            "action_mask": self.session.mask(seat),
-        }
+        session = self.session
+        return {"observation": session.observation(seat), "action_mask": session.mask(seat)}
 
     def step(self, action: Any) -> None:
         """The selected agent acts (None for an agent that is done)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            self._rewards_zero = False  # _was_dead_step clears the rewards to int 0
             self._was_dead_step(action)
             return
-        self.session.act(self._index[agent], action)
+        session = self.session
+        session.act(self._index[agent], action)
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.session.take_rewards()
-        for a in self.agents:
-            self.rewards[a] = float(rewards[self._index[a]])
-        if self.session.done:
-            trunc = self.session.truncated
+        rewards = session.take_rewards()
+        if rewards is not session.zero_rewards:
+            index = self._index
+            for a in self.agents:
+                self.rewards[a] = float(rewards[index[a]])
+            self._rewards_zero = False
+        elif not self._rewards_zero:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_zero = True
+        if session.done:
+            trunc = session.truncated
             for a in self.agents:
                 self.terminations[a] = not trunc
                 self.truncations[a] = trunc
-        self._accumulate_rewards()
+        if not self._rewards_zero:  # adding 0.0 everywhere would change nothing
+            self._accumulate_rewards()
         self._select()
         if self.render_mode == "human":
             self.render()
 
     def _select(self) -> None:
-        if self.session.done:
+        deciders = self.session.deciders()
+        if not deciders:  # the game is over
             self._deads_step_first()
             return
-        deciders = self.session.deciders()
-        self.agent_selection = agent_name(deciders[0])
+        self.agent_selection = self.possible_agents[deciders[0]]
+

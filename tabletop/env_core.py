@@ -102,8 +102,15 @@ class GameSession:
         self.illegal_by: int | None = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
         self._legal_cache: dict[int, list[int]] = {}
-        self._no_rewards = np.zeros(self.n, dtype=np.float64)
-        self._no_rewards.flags.writeable = False
+        self._mask_cache: dict[int, np.ndarray] = {}
+        self._obs_cache: dict[int, np.ndarray] = {}
+        self._noop_mask = np.zeros(adapter.num_actions, dtype=np.int8)
+        self._noop_mask[0] = 1
+        #: what :meth:`take_rewards` returns when no reward was earned (read-only)
+        self.zero_rewards = np.zeros(self.n, dtype=np.float64)
+        self.zero_rewards.flags.writeable = False
+        # True once something was added to pending_rewards (whatever adds to it sets it)
+        self._rewards_added = False
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -119,6 +126,7 @@ class GameSession:
         self.forced_end = False
         self.illegal_by = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+        self._rewards_added = False
         self._changed()
         self._advance(None)
 
@@ -136,9 +144,12 @@ class GameSession:
     # ------------------------------------------------------------------ queries
     def deciders(self) -> tuple[int, ...]:
         """Seats still to act at the current node (buffered seats excluded)."""
-        if self.done:
+        if self.forced_end or self.state.is_terminal():
             return ()
-        return tuple(p for p in self.state.current_players() if p not in self.buffer)
+        buffer = self.buffer
+        if not buffer:
+            return tuple(self.state.current_players())
+        return tuple(p for p in self.state.current_players() if p not in buffer)
 
     def legal(self, seat: int) -> list[int]:
         """Legal action ints of ``seat`` now (empty if it has nothing to decide)."""
@@ -151,42 +162,61 @@ class GameSession:
         return legal
 
     def mask(self, seat: int) -> np.ndarray:
-        """int8 mask over the action space: the legal actions, or NOOP alone if none."""
-        m = np.zeros(self.adapter.num_actions, dtype=np.int8)
+        """int8 mask over the action space: the legal actions, or NOOP alone if none.
+
+        A new array at every call (built once per node and seat, then copied).
+        """
         legal = self.legal(seat)
-        if legal:
+        if not legal:
+            return self._noop_mask.copy()
+        m = self._mask_cache.get(seat)
+        if m is None:
+            m = self._mask_cache[seat] = np.zeros(self.adapter.num_actions, dtype=np.int8)
             m[legal] = 1
-        else:
-            m[0] = 1
-        return m
+        return m.copy()
+
+    def observation(self, seat: int) -> np.ndarray:
+        """``adapter.encode(state, seat)``: a new array at every call (encoded once per
+        node and seat, then copied)."""
+        obs = self._obs_cache.get(seat)
+        if obs is None:
+            obs = self._obs_cache[seat] = self.adapter.encode(self.state, seat)
+        return obs.copy()
 
     def _changed(self) -> None:
         """Forget what was computed for the previous node."""
         self._legal_cache = {}
+        self._mask_cache = {}
+        self._obs_cache = {}
 
     def take_rewards(self) -> np.ndarray:
-        """Rewards earned since the last call (terminal returns and shaping)."""
+        """Rewards earned since the last call (terminal returns and shaping); when there
+        are none, the read-only array :attr:`zero_rewards` itself."""
+        if not self._rewards_added:  # nothing was added to pending_rewards since last time
+            return self.zero_rewards
+        self._rewards_added = False
         r = self.pending_rewards
         if r.any():
             self.pending_rewards = np.zeros(self.n, dtype=np.float64)
             return r
-        return self._no_rewards
+        return self.zero_rewards
 
     # ------------------------------------------------------------------ acting
     def act(self, seat: int, action: int) -> None:
         """``seat`` chooses ``action`` (an int). Applies it once every decider has chosen."""
         if self.done:
             raise IllegalActionError("the game is over; reset the env")
-        if seat not in self.deciders():
+        deciders = self.deciders()
+        if seat not in deciders:
             raise IllegalActionError(
                 f"player_{seat} has nothing to decide now; deciders: "
-                f"{[f'player_{p}' for p in self.deciders()]}"
+                f"{[f'player_{p}' for p in deciders]}"
             )
         action = self._checked(seat, action)
         if action is None:
             return
         self.buffer[seat] = action
-        if not self.deciders():
+        if len(deciders) == 1:  # ``seat`` was the last one to choose
             self._apply_buffer()
 
     def act_all(self, actions: Mapping[int, int]) -> None:
@@ -224,6 +254,7 @@ class GameSession:
         self.forced_end = True
         self.illegal_by = seat
         self.pending_rewards[seat] += self.illegal_penalty
+        self._rewards_added = True
         return None
 
     def _apply_buffer(self) -> None:
@@ -271,5 +302,7 @@ class GameSession:
             shaped = self.adapter.shaping(before, s)
             if shaped is not None:
                 self.pending_rewards += shaped
+                self._rewards_added = True
         if s.is_terminal():
             self.pending_rewards += np.asarray(s.returns(), dtype=np.float64)
+            self._rewards_added = True
