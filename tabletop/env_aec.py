@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
 
@@ -168,3 +169,54 @@ class TabletopAECEnv(EnvCommon, AECEnv):
             return
         self.agent_selection = self.possible_agents[deciders[0]]
 
+
+def _guarded(name: str) -> property:
+    """A read-only view of ``env.<name>`` that, like PettingZoo's OrderEnforcingWrapper,
+    raises AttributeError before the first reset."""
+    message = f"{name} cannot be accessed before reset"
+
+    def get(self: FastOrderEnforcingWrapper) -> Any:
+        if not self._has_reset:
+            raise AttributeError(message)
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The wrapped env's ``{name}`` (after reset).")
+
+
+class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the same checks, errors and warnings,
+    minus its cost on the hot path.
+
+    The base class reaches ``agent_selection``, ``agents``, ``rewards`` ... through
+    ``__getattr__`` (a failed attribute lookup, then two Python calls) and ``last()``
+    reads five of them that way; here they are properties, and ``last``/``step`` call the
+    wrapped env directly after the same checks. Everything else is inherited.
+    """
+
+    agent_selection = _guarded("agent_selection")
+    agents = _guarded("agents")
+    rewards = _guarded("rewards")
+    terminations = _guarded("terminations")
+    truncations = _guarded("truncations")
+    infos = _guarded("infos")
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self.env._cumulative_rewards
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, cumulative reward, flags and info."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        """As the base class: an error before reset, a warning once no agent is left."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def __str__(self) -> str:
+        return str(self.env) if hasattr(self, "metadata") else repr(self)
