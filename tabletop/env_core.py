@@ -102,9 +102,9 @@ class GameSession:
         self.illegal_by: int | None = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
         self._legal_cache: dict[int, list[int]] = {}
-        self._mask_cache: dict[int, np.ndarray] = {}
         self._obs_cache: dict[int, np.ndarray] = {}
-        self._noop_mask = np.zeros(adapter.num_actions, dtype=np.int8)
+        self._no_mask = np.zeros(adapter.num_actions, dtype=np.int8)
+        self._noop_mask = self._no_mask.copy()
         self._noop_mask[0] = 1
         #: what :meth:`take_rewards` returns when no reward was earned (read-only)
         self.zero_rewards = np.zeros(self.n, dtype=np.float64)
@@ -162,18 +162,14 @@ class GameSession:
         return legal
 
     def mask(self, seat: int) -> np.ndarray:
-        """int8 mask over the action space: the legal actions, or NOOP alone if none.
-
-        A new array at every call (built once per node and seat, then copied).
-        """
+        """int8 mask over the action space: the legal actions, or NOOP alone if none."""
         legal = self.legal(seat)
         if not legal:
             return self._noop_mask.copy()
-        m = self._mask_cache.get(seat)
-        if m is None:
-            m = self._mask_cache[seat] = np.zeros(self.adapter.num_actions, dtype=np.int8)
-            m[legal] = 1
-        return m.copy()
+        m = self._no_mask.copy()
+        for a in legal:  # cheaper than m[legal] = 1 for the few legal actions there are
+            m[a] = 1
+        return m
 
     def observation(self, seat: int) -> np.ndarray:
         """``adapter.encode(state, seat)``: a new array at every call (encoded once per
@@ -186,7 +182,6 @@ class GameSession:
     def _changed(self) -> None:
         """Forget what was computed for the previous node."""
         self._legal_cache = {}
-        self._mask_cache = {}
         self._obs_cache = {}
 
     def take_rewards(self) -> np.ndarray:
