@@ -33,6 +33,7 @@ DECISIONS = tuple(DecisionKind)
 STATIC_PLANES = ("square", "curve", "rating", "opening")
 DYNAMIC_PLANES = ("wreck", "tacks", "oil", "glue")
 CAR_FEATURES = 31
+_F32 = np.dtype(np.float32)
 LOCAL_FEATURES = 12
 
 
@@ -123,16 +124,16 @@ class ObservationEncoder:
         self.tail_size = self.size - self.plane_size
         assert self.tail_size == (3 * LOCAL_FEATURES + self.n * self.car_block + self.mid_size
                                   + 8 + self.tables_size)
-        self._local_struct = struct.Struct(f"={3 * LOCAL_FEATURES}f")
         self._car_struct = struct.Struct(f"={self.car_block}f")
-        self._mid_struct = struct.Struct(f"={self.mid_size}f")
         self._turn_struct = struct.Struct("=8f")
         self._tables_struct = struct.Struct(f"={self.tables_size}f")
         self._zero_local = bytes(4 * 3 * LOCAL_FEATURES)
         self._zero_turn = bytes(4 * 8)
+        self._zero_mid = bytes(4 * self.mid_size)
+        self.mid_off = 3 * LOCAL_FEATURES + self.n * self.car_block
         self._one = np.array(1.0, dtype=np.float32)
         self._minus_one = np.array(-1.0, dtype=np.float32)
-        # per seat: (key, bytes) of its car block; the tables: (key, bytes)
+        # per seat: (key, bytes) of its car block; the tables: their inputs and bytes
         self._car_cache: list[tuple | None] = [None] * self.n
         lap_norm = r.laps + 1
         self._car_consts = (tr.length, r.laps, lap_norm, lap_norm * tr.length, self.speed_scale,
@@ -173,6 +174,7 @@ class ObservationEncoder:
             anchor = car.square if car.square >= 0 else self.start_anchor
         shift = (self.offset - self.sq_col[anchor]) % self.width
         out = self.base[shift].copy()
+        planes = memoryview(out)  # float32 slots, written as numpy would cast them
         rot = self.rot[shift]
         order = self.orders[seat]
         car_plane = self.car_plane
@@ -182,46 +184,18 @@ class ObservationEncoder:
             if c.in_pit or sq < 0:
                 continue
             if c.out:
-                out[self.wreck_plane + rot[sq]] = 1.0
+                planes[self.wreck_plane + rot[sq]] = 1.0
             else:
-                out[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1
+                planes[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1.0
         chips = state.track_chips
         chip_plane = self.chip_plane
         for sq, kind in chips.items():
-            out[chip_plane[kind] + rot[sq]] = 1.0
+            planes[chip_plane[kind] + rot[sq]] = 1.0
+        planes.release()
 
         # ------------------------------------------------------------ local view
+        parts = [self._zero_local]  # its non-zero slots are written below
         tr = g.track
-        if not car.in_pit and car.square >= 0 and not car.out:
-            v = [0.0] * (3 * LOCAL_FEATURES)
-            occ = {c.square: c for c in cars if not c.in_pit and c.square >= 0}
-            beyond_of = self.beyond[car.facing]
-            curve, rating = tr.curve, tr.rating
-            cur_curve = curve[car.square]
-            for d, sq in g.ahead[car.facing][car.square]:
-                base = d * LOCAL_FEATURES
-                other = occ.get(sq)
-                v[base] = 1.0
-                if other is not None:
-                    if other.out:
-                        v[base + 2] = 1.0
-                    else:
-                        v[base + 1] = 1.0
-                chip = chips.get(sq)
-                if chip is not None:
-                    v[base + 3 + chip] = 1.0
-                if curve[sq] is not None:
-                    v[base + 6] = rating[sq] / 200.0
-                    v[base + 7] = 1.0 if curve[sq] != cur_curve else 0.0
-                    v[base + 8] = (car.speed - rating[sq]) / 100.0
-                b = beyond_of[sq]
-                if b is not None:
-                    v[base + 9] = 1.0
-                    v[base + 10] = 1.0 if b in occ else 0.0
-                    v[base + 11] = 1.0 if b in chips else 0.0
-            parts = [self._local_struct.pack(*v)]
-        else:
-            parts = [self._zero_local]
 
         # ------------------------------------------------------------ cars
         pit_counter = max(1, state.pit_counter)
@@ -240,36 +214,10 @@ class ObservationEncoder:
             parts.append(cached[1])
 
         # ------------------------------------------------------------ hand and decision
+        parts.append(self._zero_mid)  # its few non-zero slots are written below
         r = g.rules
-        num_gadgets = self.num_gadgets
-        v = [0.0] * self.mid_size
-        for gi in car.gadgets:
-            v[gi] = 1.0
-        for gi in car.spent:
-            v[num_gadgets + gi] = 1.0
-        k = 2 * num_gadgets
         d = state.decision
         cur = state.current_players()
-        mine = d is not None and seat in cur
-        if mine:
-            v[k + self.dec_index[d["kind"]]] = 1.0
-        else:
-            v[k + len(DECISIONS)] = 1.0
-        k += len(DECISIONS) + 1
-        if mine:
-            deck = d.get("deck")
-            v[k] = d.get("points", 0) / r.pit.points
-            v[k + 1] = d.get("hits", 0) / 8.0
-            v[k + 2] = float(deck == "hazard")
-            v[k + 3] = float(deck == "turbo")
-            if deck == "hazard" or ("card" in d and deck is None and "deck" not in d):
-                v[k + 4 + d["card"]] = 1.0
-            elif deck == "turbo":
-                v[k + 4 + self.num_hazard + d["card"]] = 1.0
-            offer_base = k + 4 + self.num_hazard + self.num_turbo
-            for gi in state.offer:
-                v[offer_base + gi] = 1.0
-        parts.append(self._mid_struct.pack(*v))
 
         turn = state.turn
         if turn is not None:
@@ -289,41 +237,100 @@ class ObservationEncoder:
             parts.append(self._zero_turn)
 
         # ------------------------------------------------------------ tables
-        hd, td, sup = state.hazard_deck, state.turbo_deck, state.supply
-        key = (state.round, len(state.gadget_top), tuple(hd), tuple(td), tuple(sup))
-        cached = self._tables_cache
-        if cached is None or cached[0] != key:
-            cached = self._tables_cache = (key, self._tables_bytes(state))
-        parts.append(cached[1])
+        cached = self._tables_cache  # (round, gadget deck size, hazard, turbo, supply, bytes)
+        if (cached is None or cached[0] != state.round or cached[1] != len(state.gadget_top)
+                or cached[2] != state.hazard_deck or cached[3] != state.turbo_deck
+                or cached[4] != state.supply):
+            cached = self._tables_cache = (
+                state.round, len(state.gadget_top), list(state.hazard_deck),
+                list(state.turbo_deck), list(state.supply), self._tables_bytes(state))
+        parts.append(cached[5])
 
         # ------------------------------------------------------------ tail
-        tail = out[self.plane_size:]
-        tail[:] = np.frombuffer(b"".join(parts), dtype=np.float32)
+        buf = bytearray().join(parts)
+        t = memoryview(buf).cast("f")  # float32 slots, written as numpy would cast them
         # the car slots that depend on the observer, the turn or the decision
         length = tr.length
         u_norm = self.u_norm
         my_u = car.u
         car_block = self.car_block
         k = 3 * LOCAL_FEATURES
-        tail[k + 16] = my_u / u_norm  # the observer's own car: 0.0 relative to itself
+        t[k + 16] = my_u / u_norm  # the observer's own car: 0.0 relative to itself
         for s in order[1:]:
             k += car_block
             u = cars[s].u
-            tail[k + 15] = (u - my_u) / length
-            tail[k + 16] = u / u_norm
-            tail[k + 24] = (u - my_u) % length / length
+            t[k + 15] = (u - my_u) / length
+            t[k + 16] = u / u_norm
+            t[k + 24] = (u - my_u) % length / length
         k = 3 * LOCAL_FEATURES
         state_order = state.order
         if state_order:
             for rel, s in enumerate(order):
                 if s in state_order:  # rank: the first place the seat appears
-                    tail[k + rel * car_block + 17] = (state_order.index(s) + 1) / n
+                    t[k + rel * car_block + 17] = (state_order.index(s) + 1) / n
         if turn is not None:
-            tail[k + (turn_seat - seat) % n * car_block + 18] = 1.0
+            t[k + (turn_seat - seat) % n * car_block + 18] = 1.0
         for s in cur:
-            tail[k + (s - seat) % n * car_block + 23] = 1.0
-        tail[k + 28] = 1.0
-        np.minimum(tail, self._one, out=tail)
+            t[k + (s - seat) % n * car_block + 23] = 1.0
+        t[k + 28] = 1.0
+        # local view
+        if not car.in_pit and car.square >= 0 and not car.out:
+            occ = {c.square: c for c in cars if not c.in_pit and c.square >= 0}
+            beyond_of = self.beyond[car.facing]
+            curve, rating = tr.curve, tr.rating
+            cur_curve = curve[car.square]
+            for dd, sq in g.ahead[car.facing][car.square]:
+                base = dd * LOCAL_FEATURES
+                t[base] = 1.0
+                other = occ.get(sq)
+                if other is not None:
+                    t[base + 2 if other.out else base + 1] = 1.0
+                chip = chips.get(sq)
+                if chip is not None:
+                    t[base + 3 + chip] = 1.0
+                if curve[sq] is not None:
+                    t[base + 6] = rating[sq] / 200.0
+                    if curve[sq] != cur_curve:
+                        t[base + 7] = 1.0
+                    t[base + 8] = (car.speed - rating[sq]) / 100.0
+                b = beyond_of[sq]
+                if b is not None:
+                    t[base + 9] = 1.0
+                    if b in occ:
+                        t[base + 10] = 1.0
+                    if b in chips:
+                        t[base + 11] = 1.0
+        # hand and decision
+        num_gadgets = self.num_gadgets
+        k = self.mid_off
+        for gi in car.gadgets:
+            t[k + gi] = 1.0
+        for gi in car.spent:
+            t[k + num_gadgets + gi] = 1.0
+        k += 2 * num_gadgets
+        mine = d is not None and seat in cur
+        if mine:
+            t[k + self.dec_index[d["kind"]]] = 1.0
+        else:
+            t[k + len(DECISIONS)] = 1.0
+        k += len(DECISIONS) + 1
+        if mine:
+            deck = d.get("deck")
+            t[k] = d.get("points", 0) / r.pit.points
+            t[k + 1] = d.get("hits", 0) / 8.0
+            t[k + 2] = float(deck == "hazard")
+            t[k + 3] = float(deck == "turbo")
+            if deck == "hazard" or ("card" in d and deck is None and "deck" not in d):
+                t[k + 4 + d["card"]] = 1.0
+            elif deck == "turbo":
+                t[k + 4 + self.num_hazard + d["card"]] = 1.0
+            offer_base = k + 4 + self.num_hazard + self.num_turbo
+            for gi in state.offer:
+                t[offer_base + gi] = 1.0
+        t.release()
+        # copied in clamped to [-1, 1]
+        tail = out[self.plane_size:]
+        np.minimum(np.frombuffer(buf, _F32), self._one, out=tail)
         np.maximum(tail, self._minus_one, out=tail)
         return out
 
