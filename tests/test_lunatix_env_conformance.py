@@ -732,7 +732,8 @@ def test_fast_order_enforcing_wrapper_guards_like_pettingzoos() -> None:
             errors.append(str(info.value))
             assert not hasattr(e, name)
         assert errors[0] == errors[1], name
-    for call in (lambda e: e.last(), lambda e: e.step(1), lambda e: e.observe("player_0")):
+    for call in (lambda e: e.last(), lambda e: e.step(1), lambda e: e.observe("player_0"),
+                 lambda e: e.agent_iter()):
         kinds = []
         for e in (fast, plain):
             with pytest.raises(Exception) as info:  # noqa: PT011 - the same type is checked
@@ -741,6 +742,12 @@ def test_fast_order_enforcing_wrapper_guards_like_pettingzoos() -> None:
         assert kinds[0] is kinds[1]
     with pytest.raises(AttributeError, match="private"):
         _ = fast._has_updated_nothing  # noqa: SLF001
+    for e in (fast, plain):  # agent_iter() wants a step between two agents
+        e.reset(seed=0)
+        it = iter(e.agent_iter(max_iter=5))
+        assert next(it) == e.agent_selection
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(it)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
