@@ -67,6 +67,11 @@ class GameAdapter(abc.ABC):
     def legal_ints(self, state: State, seat: int) -> list[int]:
         """Legal actions of ``seat`` as ints (empty when it is not deciding)."""
 
+    def decode_action(self, index: int) -> Any:
+        """The game's action for ``index``, an int :meth:`legal_ints` gave (so no range
+        check is needed; override with a cheaper lookup where there is one)."""
+        return self.game.int_to_action(index)
+
     def shaping_enabled(self) -> bool:
         """Whether :meth:`shaping` gives anything (saves a clone per step when off)."""
         return False
@@ -255,10 +260,16 @@ class GameSession:
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}
         before = self.state.clone() if self._shaping_on() else None
-        decode = self.adapter.game.int_to_action
-        self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+        decode = self.adapter.decode_action
+        if len(acts) == 1:  # the common case, without the sorting
+            [(seat, a)] = acts.items()
+            self.state.apply_actions({seat: decode(a)})
+            event = {str(seat): a}
+        else:
+            self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+            event = {str(s): a for s, a in sorted(acts.items())}
         self._changed()
-        self.record.events.append({"actions": {str(s): a for s, a in sorted(acts.items())}})
+        self.record.events.append({"actions": event})
         self._advance(before)
 
     def _shaping_on(self) -> bool:
@@ -289,7 +300,7 @@ class GameSession:
             if any(p not in self.buffer for p in s.current_players()):
                 break
             acts, self.buffer = self.buffer, {}
-            decode = self.adapter.game.int_to_action
+            decode = self.adapter.decode_action
             s.apply_actions({k: decode(v) for k, v in acts.items()})
             self._changed()
             self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
