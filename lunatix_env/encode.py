@@ -33,7 +33,6 @@ DECISIONS = tuple(DecisionKind)
 STATIC_PLANES = ("square", "curve", "rating", "opening")
 DYNAMIC_PLANES = ("wreck", "tacks", "oil", "glue")
 CAR_FEATURES = 31
-_F32 = np.dtype(np.float32)
 LOCAL_FEATURES = 12
 
 
@@ -94,6 +93,7 @@ class ObservationEncoder:
         # per shift: the whole vector with the static planes rolled in, zeros elsewhere
         self.base = np.zeros((W, self.size), dtype=np.float32)
         self.base[:, self.plane_size - self.n_static:self.plane_size] = static_rolled
+        self.base_rows = list(self.base)
         # per shift: every square's flat index within a plane after the rotation
         self.rot = [[int(self.lane[sq]) * W + (int(self.col[sq]) + shift) % W
                      for sq in range(tr.num_squares)] for shift in range(W)]
@@ -152,16 +152,20 @@ class ObservationEncoder:
     def encode(self, state: State, seat: int) -> np.ndarray:  # noqa: C901, PLR0915 - one pass
         """The observation vector of ``seat`` (float32, values in [-1, 1]).
 
-        Built for speed, as the sum of:
+        Built for speed:
 
         * the planes: a copy of the static planes pre-rolled for the observer's shift
           (zeros elsewhere), then the few dynamic entries at pre-rotated flat indices;
-        * the scalar tail: float32 bytes per section joined and copied in once. A car's
+        * the scalar tail: float32 bytes per section, joined and copied in at once. A car's
           block (less the slots that depend on the observer or on whose turn or decision it
-          is, written afterwards) depends only on the car's own fields, its card and the
-          pit counter, so it is packed again only when one of those changed since the last
-          call for that seat (usually only the moving car's); likewise the tables. The
-          tail is clamped to [-1, 1] at the end, so no slot needs clamping on its own.
+          is) depends only on the car's own fields, its card and the pit counter, so it is
+          packed again only when one of those changed since the last call for that seat
+          (usually only the moving car's); likewise the tables. The local view, the hand
+          and decision sections and those per-observation car slots start as zeros and
+          only their non-zero slots are written;
+        * every slot is written through a float32 memoryview (a Python float stored as
+          numpy casts it), and the tail is clamped to [-1, 1] at the end, so no slot needs
+          clamping on its own.
         """
         g = self.game
         n = self.n
@@ -173,45 +177,41 @@ class ObservationEncoder:
         else:
             anchor = car.square if car.square >= 0 else self.start_anchor
         shift = (self.offset - self.sq_col[anchor]) % self.width
-        out = self.base[shift].copy()
+        out = self.base_rows[shift].copy()
         planes = memoryview(out)  # float32 slots, written as numpy would cast them
         rot = self.rot[shift]
-        order = self.orders[seat]
-        car_plane = self.car_plane
-        for rel, s in enumerate(order):
-            c = cars[s]
-            sq = c.square
-            if c.in_pit or sq < 0:
-                continue
-            if c.out:
-                planes[self.wreck_plane + rot[sq]] = 1.0
-            else:
-                planes[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1.0
         chips = state.track_chips
         chip_plane = self.chip_plane
         for sq, kind in chips.items():
             planes[chip_plane[kind] + rot[sq]] = 1.0
-        planes.release()
-
-        # ------------------------------------------------------------ local view
-        parts = [self._zero_local]  # its non-zero slots are written below
-        tr = g.track
 
         # ------------------------------------------------------------ cars
+        # (the local view, first in the tail, is written further down)
+        parts = [self._zero_local]
+        order = self.orders[seat]
+        car_plane = self.car_plane
         pit_counter = max(1, state.pit_counter)
         cards = state.cards
         car_cache = self._car_cache
-        for s in order:
+        for rel, s in enumerate(order):
             c = cars[s]
+            sq = c.square
+            in_pit = c.in_pit
+            if not in_pit and sq >= 0:  # its plane entry
+                if c.out:
+                    planes[self.wreck_plane + rot[sq]] = 1.0
+                else:
+                    planes[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1.0
             ch = c.chips
             card = cards[s]
             key = (c.speed, c.max_speed, c.best_u, c.luck, c.owed, ch[0], ch[1], ch[2],
-                   len(c.gadgets), len(c.spent), c.in_pit, c.out, c.facing, c.square,
-                   c.pit_order, pit_counter, card, tuple(c.lunacies))
+                   len(c.gadgets), len(c.spent), in_pit, c.out, c.facing, sq, c.pit_order,
+                   pit_counter, card, tuple(c.lunacies))
             cached = car_cache[s]
             if cached is None or cached[0] != key:
                 cached = car_cache[s] = (key, self._car_bytes(c, card, pit_counter))
             parts.append(cached[1])
+        tr = g.track
 
         # ------------------------------------------------------------ hand and decision
         parts.append(self._zero_mid)  # its few non-zero slots are written below
@@ -247,27 +247,27 @@ class ObservationEncoder:
         parts.append(cached[5])
 
         # ------------------------------------------------------------ tail
-        buf = bytearray().join(parts)
-        t = memoryview(buf).cast("f")  # float32 slots, written as numpy would cast them
+        ps = self.plane_size
+        planes.cast("B")[4 * ps:] = b"".join(parts)
+        t = planes[ps:]  # the tail's float32 slots
         # the car slots that depend on the observer, the turn or the decision
         length = tr.length
         u_norm = self.u_norm
         my_u = car.u
         car_block = self.car_block
-        k = 3 * LOCAL_FEATURES
-        t[k + 16] = my_u / u_norm  # the observer's own car: 0.0 relative to itself
-        for s in order[1:]:
-            k += car_block
-            u = cars[s].u
-            t[k + 15] = (u - my_u) / length
-            t[k + 16] = u / u_norm
-            t[k + 24] = (u - my_u) % length / length
-        k = 3 * LOCAL_FEATURES
         state_order = state.order
-        if state_order:
-            for rel, s in enumerate(order):
-                if s in state_order:  # rank: the first place the seat appears
-                    t[k + rel * car_block + 17] = (state_order.index(s) + 1) / n
+        k = 3 * LOCAL_FEATURES
+        for s in order:
+            u = cars[s].u
+            if s != seat:  # (the observer's own: 0.0 relative to itself)
+                du = u - my_u
+                t[k + 15] = du / length
+                t[k + 24] = du % length / length
+            t[k + 16] = u / u_norm
+            if s in state_order:  # rank: the first place the seat appears
+                t[k + 17] = (state_order.index(s) + 1) / n
+            k += car_block
+        k = 3 * LOCAL_FEATURES
         if turn is not None:
             t[k + (turn_seat - seat) % n * car_block + 18] = 1.0
         for s in cur:
@@ -328,9 +328,10 @@ class ObservationEncoder:
             for gi in state.offer:
                 t[offer_base + gi] = 1.0
         t.release()
+        planes.release()
         # copied in clamped to [-1, 1]
-        tail = out[self.plane_size:]
-        np.minimum(np.frombuffer(buf, _F32), self._one, out=tail)
+        tail = out[ps:]
+        np.minimum(tail, self._one, out=tail)
         np.maximum(tail, self._minus_one, out=tail)
         return out
 
