@@ -35,6 +35,14 @@ DYNAMIC_PLANES = ("wreck", "tacks", "oil", "glue")
 CAR_FEATURES = 31
 LOCAL_FEATURES = 12
 
+try:  # the ufunc behind np.clip: min(max(x, lo), hi) in one call, without np.clip's checks
+    from numpy._core.umath import clip as _clip  # numpy >= 2
+except ImportError:  # pragma: no cover - older numpy
+    try:
+        from numpy.core.umath import clip as _clip
+    except ImportError:
+        _clip = None
+
 
 class ObservationEncoder:
     """Encodes states of one :class:`Game` for any seat (precomputes the track tables)."""
@@ -331,8 +339,11 @@ class ObservationEncoder:
         planes.release()
         # copied in clamped to [-1, 1]
         tail = out[ps:]
-        np.minimum(tail, self._one, out=tail)
-        np.maximum(tail, self._minus_one, out=tail)
+        if _clip is not None:
+            _clip(tail, self._minus_one, self._one, out=tail)
+        else:
+            np.minimum(tail, self._one, out=tail)
+            np.maximum(tail, self._minus_one, out=tail)
         return out
 
     def _car_bytes(self, c: Car, card: int | None, pit_counter: int) -> bytes:
