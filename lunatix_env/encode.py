@@ -141,13 +141,13 @@ class ObservationEncoder:
         self.mid_off = 3 * LOCAL_FEATURES + self.n * self.car_block
         self._one = np.array(1.0, dtype=np.float32)
         self._minus_one = np.array(-1.0, dtype=np.float32)
-        # per seat: (key, bytes) of its car block; the tables: their inputs and bytes
-        self._car_cache: list[tuple | None] = [None] * self.n
         lap_norm = r.laps + 1
         self._car_consts = (tr.length, r.laps, lap_norm, lap_norm * tr.length, self.speed_scale,
                             self.max_scale, max(1, r.luck_chips), r.pit.chip_cap,
                             r.gadget_hand_limit + 1, self.num_gadgets, tr.lane, tr.rating)
         self._car_zeros = (0.0,) * (self.car_block - CAR_FEATURES)
+        # per seat: (key, bytes) of its car block; the tables: their inputs and bytes
+        self._car_cache: list[tuple | None] = [None] * self.n
         self._tables_cache: tuple | None = None
 
     def __getstate__(self) -> dict:
