@@ -19,12 +19,13 @@ See ``docs/lunatix_loop_env.md`` for the table of every slot.
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
 from lunatix_env.rules import Game, State
 from lunatix_env.rules.config import HazardEffect
-from lunatix_env.rules.state import DecisionKind
+from lunatix_env.rules.state import Car, DecisionKind
 from tabletop.errors import ConfigError
 
 DECISIONS = tuple(DecisionKind)
@@ -33,6 +34,14 @@ STATIC_PLANES = ("square", "curve", "rating", "opening")
 DYNAMIC_PLANES = ("wreck", "tacks", "oil", "glue")
 CAR_FEATURES = 31
 LOCAL_FEATURES = 12
+
+try:  # the ufunc behind np.clip: min(max(x, lo), hi) in one call, without np.clip's checks
+    from numpy._core.umath import clip as _clip  # numpy >= 2
+except ImportError:  # pragma: no cover - older numpy
+    try:
+        from numpy.core.umath import clip as _clip
+    except ImportError:
+        _clip = None
 
 
 class ObservationEncoder:
@@ -88,9 +97,23 @@ class ObservationEncoder:
         self.n_static = len(self.static) * L * W
         # static planes rolled for every shift (index by shift % W), clipped once
         st = np.clip(self.static, -1.0, 1.0)
-        self.static_rolled = np.stack([np.roll(st, s, axis=2).ravel() for s in range(W)])
-        self.sq_lane_off = [int(self.lane[sq]) * W for sq in range(tr.num_squares)]
+        static_rolled = np.stack([np.roll(st, s, axis=2).ravel() for s in range(W)])
+        # per shift: the whole vector with the static planes rolled in, zeros elsewhere
+        self.base = np.zeros((W, self.size), dtype=np.float32)
+        self.base[:, self.plane_size - self.n_static:self.plane_size] = static_rolled
+        self.base_rows = list(self.base)
+        # per shift: every square's flat index within a plane after the rotation
+        self.rot = [[int(self.lane[sq]) * W + (int(self.col[sq]) + shift) % W
+                     for sq in range(tr.num_squares)] for shift in range(W)]
         self.sq_col = [int(c) for c in self.col]
+        self.pit_anchor = [o.square for o in tr.openings]
+        self.start_anchor = tr.start_dots[0]
+        #: per observer: the seats in observation order (the observer first)
+        self.orders = [tuple((seat + k) % self.n for k in range(self.n))
+                       for seat in range(self.n)]
+        self.car_plane = [rel * L * W for rel in range(self.n)]
+        self.wreck_plane = self.n * L * W
+        self.chip_plane = [(self.n + 1 + kind) * L * W for kind in range(len(DYNAMIC_PLANES) - 1)]
         self.beyond = tuple(
             tuple(next((b for dd, b in g.ahead[f][sq] if dd == 1), None)
                   for sq in range(tr.num_squares))
@@ -100,217 +123,300 @@ class ObservationEncoder:
         self.dec_index = {k.value: i for i, k in enumerate(DECISIONS)}
         self.lunacy_slot = {li: j for j, li in enumerate(self.lunacy_cards)}
         self.car_block = CAR_FEATURES + len(self.lunacy_cards) + len(self.card_actions)
+        self.u_norm = tr.length * (game.rules.laps + 1)
+        # the scalar tail as float32 bytes, section by section (struct packs a Python float
+        # to float32 exactly as numpy casts it); each section's size in floats:
+        self.mid_size = 2 * self.num_gadgets + len(DECISIONS) + 1 + 4 + self.num_hazard \
+            + self.num_turbo + self.num_gadgets
+        self.tables_size = 2 + self.num_hazard + self.num_turbo + 1 + 3
         self.tail_size = self.size - self.plane_size
+        assert self.tail_size == (3 * LOCAL_FEATURES + self.n * self.car_block + self.mid_size
+                                  + 8 + self.tables_size)
+        self._car_struct = struct.Struct(f"={self.car_block}f")
+        self._turn_struct = struct.Struct("=8f")
+        self._tables_struct = struct.Struct(f"={self.tables_size}f")
+        self._zero_local = bytes(4 * 3 * LOCAL_FEATURES)
+        self._zero_turn = bytes(4 * 8)
+        self._zero_mid = bytes(4 * self.mid_size)
+        self.mid_off = 3 * LOCAL_FEATURES + self.n * self.car_block
+        self._one = np.array(1.0, dtype=np.float32)
+        self._minus_one = np.array(-1.0, dtype=np.float32)
+        lap_norm = r.laps + 1
+        self._car_consts = (tr.length, r.laps, lap_norm, lap_norm * tr.length, self.speed_scale,
+                            self.max_scale, max(1, r.luck_chips), r.pit.chip_cap,
+                            r.gadget_hand_limit + 1, self.num_gadgets, tr.lane, tr.rating)
+        self._car_zeros = (0.0,) * (self.car_block - CAR_FEATURES)
+        # per seat: (key, bytes) of its car block; the tables: their inputs and bytes
+        self._car_cache: list[tuple | None] = [None] * self.n
+        self._tables_cache: tuple | None = None
 
-    # ------------------------------------------------------------------ helpers
-    def _anchor(self, state: State, seat: int) -> int:
-        car = state.cars[seat]
-        if car.in_pit:
-            return self.game.track.openings[car.pit_opening].square
-        return car.square if car.square >= 0 else self.game.track.start_dots[0]
+    def __getstate__(self) -> dict:
+        # everything else is derived from these (the struct packers cannot be pickled)
+        return {"game": self.game, "offset": self.offset}
 
-    def encode(self, state: State, seat: int) -> np.ndarray:  # noqa: C901 - one pass
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["game"], state["offset"])  # type: ignore[misc]
+
+    def encode(self, state: State, seat: int) -> np.ndarray:  # noqa: C901, PLR0915 - one pass
         """The observation vector of ``seat`` (float32, values in [-1, 1]).
 
-        Built in one pass for speed: the static planes come pre-rolled for every shift,
-        the few dynamic plane entries are written at rotated flat indices, and the scalar
-        tail is filled as a Python list and copied once.
+        Built for speed:
+
+        * the planes: a copy of the static planes pre-rolled for the observer's shift
+          (zeros elsewhere), then the few dynamic entries at pre-rotated flat indices;
+        * the scalar tail: float32 bytes per section, joined and copied in at once. A car's
+          block (less the slots that depend on the observer or on whose turn or decision it
+          is) depends only on the car's own fields, its card and the pit counter, so it is
+          packed again only when one of those changed since the last call for that seat
+          (usually only the moving car's); likewise the tables. The local view, the hand
+          and decision sections and those per-observation car slots start as zeros and
+          only their non-zero slots are written;
+        * every slot is written through a float32 memoryview (a Python float stored as
+          numpy casts it), and the tail is clamped to [-1, 1] at the end, so no slot needs
+          clamping on its own.
         """
-        g, tr = self.game, self.game.track
-        r = g.rules
+        g = self.game
         n = self.n
-        W = self.width
-        LW = self.lanes * W
         cars = state.cars
-        out = np.empty(self.size, dtype=np.float32)
-        ps = self.plane_size
-        ns = self.n_static
+        car = cars[seat]
         # ------------------------------------------------------------ planes
-        anchor = self._anchor(state, seat)
-        shift = self.offset - self.sq_col[anchor]
-        out[ps - ns:ps] = self.static_rolled[shift % W]
-        out[:ps - ns] = 0.0
-        col = self.sq_col
-        lane_off = self.sq_lane_off
-        order = [(seat + k) % n for k in range(n)]
+        if car.in_pit:
+            anchor = self.pit_anchor[car.pit_opening]
+        else:
+            anchor = car.square if car.square >= 0 else self.start_anchor
+        shift = (self.offset - self.sq_col[anchor]) % self.width
+        out = self.base_rows[shift].copy()
+        planes = memoryview(out)  # float32 slots, written as numpy would cast them
+        rot = self.rot[shift]
+        chips = state.track_chips
+        chip_plane = self.chip_plane
+        for sq, kind in chips.items():
+            planes[chip_plane[kind] + rot[sq]] = 1.0
+
+        # ------------------------------------------------------------ cars
+        # (the local view, first in the tail, is written further down)
+        parts = [self._zero_local]
+        order = self.orders[seat]
+        car_plane = self.car_plane
+        pit_counter = max(1, state.pit_counter)
+        cards = state.cards
+        car_cache = self._car_cache
         for rel, s in enumerate(order):
             c = cars[s]
             sq = c.square
-            if c.in_pit or sq < 0:
-                continue
-            idx = lane_off[sq] + (col[sq] + shift) % W
-            if c.out:
-                out[n * LW + idx] = 1.0
-            else:
-                out[rel * LW + idx] = 1.0 if c.facing == 0 else -1
-        chips = state.track_chips
-        for sq, kind in chips.items():
-            out[(n + 1 + kind) * LW + lane_off[sq] + (col[sq] + shift) % W] = 1.0
+            in_pit = c.in_pit
+            if not in_pit and sq >= 0:  # its plane entry
+                if c.out:
+                    planes[self.wreck_plane + rot[sq]] = 1.0
+                else:
+                    planes[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1.0
+            ch = c.chips
+            card = cards[s]
+            key = (c.speed, c.max_speed, c.best_u, c.luck, c.owed, ch[0], ch[1], ch[2],
+                   len(c.gadgets), len(c.spent), in_pit, c.out, c.facing, sq, c.pit_order,
+                   pit_counter, card, tuple(c.lunacies))
+            cached = car_cache[s]
+            if cached is None or cached[0] != key:
+                cached = car_cache[s] = (key, self._car_bytes(c, card, pit_counter))
+            parts.append(cached[1])
+        tr = g.track
 
-        v = [0.0] * self.tail_size
-        # ------------------------------------------------------------ local view
-        car = cars[seat]
-        occ = {c.square: c for c in cars if not c.in_pit and c.square >= 0}
+        # ------------------------------------------------------------ hand and decision
+        parts.append(self._zero_mid)  # its few non-zero slots are written below
+        r = g.rules
+        d = state.decision
+        cur = state.current_players()
+
+        turn = state.turn
+        if turn is not None:
+            turn_seat = turn["seat"]
+            steps = turn["steps"]
+            parts.append(self._turn_struct.pack(
+                float(turn_seat == seat),
+                steps / 20.0,
+                max(0.0, min(1.0, (cars[turn_seat].speed // r.speed_per_square - steps) / 20.0)),
+                float(turn["ram"] == 1),
+                turn["drops"] / 2.0,
+                (turn["drop_kind"] + 1) / 3.0,
+                float(turn["ignore_max"]),
+                float(turn["rocket"]),
+            ))
+        else:
+            parts.append(self._zero_turn)
+
+        # ------------------------------------------------------------ tables
+        cached = self._tables_cache  # (round, gadget deck size, hazard, turbo, supply, bytes)
+        if (cached is None or cached[0] != state.round or cached[1] != len(state.gadget_top)
+                or cached[2] != state.hazard_deck or cached[3] != state.turbo_deck
+                or cached[4] != state.supply):
+            cached = self._tables_cache = (
+                state.round, len(state.gadget_top), list(state.hazard_deck),
+                list(state.turbo_deck), list(state.supply), self._tables_bytes(state))
+        parts.append(cached[5])
+
+        # ------------------------------------------------------------ tail
+        ps = self.plane_size
+        planes.cast("B")[4 * ps:] = b"".join(parts)
+        t = planes[ps:]  # the tail's float32 slots
+        # the car slots that depend on the observer, the turn or the decision
+        length = tr.length
+        u_norm = self.u_norm
+        my_u = car.u
+        car_block = self.car_block
+        state_order = state.order
+        k = 3 * LOCAL_FEATURES
+        for s in order:
+            u = cars[s].u
+            if s != seat:  # (the observer's own: 0.0 relative to itself)
+                du = u - my_u
+                t[k + 15] = du / length
+                t[k + 24] = du % length / length
+            t[k + 16] = u / u_norm
+            if s in state_order:  # rank: the first place the seat appears
+                t[k + 17] = (state_order.index(s) + 1) / n
+            k += car_block
+        k = 3 * LOCAL_FEATURES
+        if turn is not None:
+            t[k + (turn_seat - seat) % n * car_block + 18] = 1.0
+        for s in cur:
+            t[k + (s - seat) % n * car_block + 23] = 1.0
+        t[k + 28] = 1.0
+        # local view
         if not car.in_pit and car.square >= 0 and not car.out:
-            ahead = g.ahead[car.facing][car.square]
+            occ = {c.square: c for c in cars if not c.in_pit and c.square >= 0}
             beyond_of = self.beyond[car.facing]
             curve, rating = tr.curve, tr.rating
             cur_curve = curve[car.square]
-            for d, sq in ahead:
-                base = d * LOCAL_FEATURES
+            for dd, sq in g.ahead[car.facing][car.square]:
+                base = dd * LOCAL_FEATURES
+                t[base] = 1.0
                 other = occ.get(sq)
-                v[base] = 1.0
                 if other is not None:
-                    if other.out:
-                        v[base + 2] = 1.0
-                    else:
-                        v[base + 1] = 1.0
+                    t[base + 2 if other.out else base + 1] = 1.0
                 chip = chips.get(sq)
                 if chip is not None:
-                    v[base + 3 + chip] = 1.0
+                    t[base + 3 + chip] = 1.0
                 if curve[sq] is not None:
-                    v[base + 6] = rating[sq] / 200.0
-                    v[base + 7] = 1.0 if curve[sq] != cur_curve else 0.0
-                    v[base + 8] = (car.speed - rating[sq]) / 100.0
+                    t[base + 6] = rating[sq] / 200.0
+                    if curve[sq] != cur_curve:
+                        t[base + 7] = 1.0
+                    t[base + 8] = (car.speed - rating[sq]) / 100.0
                 b = beyond_of[sq]
                 if b is not None:
-                    v[base + 9] = 1.0
-                    v[base + 10] = 1.0 if b in occ else 0.0
-                    v[base + 11] = 1.0 if b in chips else 0.0
-        k = 3 * LOCAL_FEATURES
-
-        # ------------------------------------------------------------ cars
-        length = tr.length
-        laps_to_win = r.laps
-        lap_norm = laps_to_win + 1
-        my_u = car.u
-        speed_scale, max_scale = self.speed_scale, self.max_scale
-        luck_norm = max(1, r.luck_chips)
-        cap = r.pit.chip_cap
-        hand_norm = r.gadget_hand_limit + 1
-        state_order = state.order
-        pos = {s: i for i, s in reversed(list(enumerate(state_order)))}
-        turn = state.turn
-        turn_seat = turn["seat"] if turn is not None else None
-        cur = state.current_players()
-        pit_counter = max(1, state.pit_counter)
+                    t[base + 9] = 1.0
+                    if b in occ:
+                        t[base + 10] = 1.0
+                    if b in chips:
+                        t[base + 11] = 1.0
+        # hand and decision
         num_gadgets = self.num_gadgets
-        lunacy_slot = self.lunacy_slot
-        card_slot = self.card_slot
-        lane_of, rating = tr.lane, tr.rating
-        for rel, s in enumerate(order):
-            c = cars[s]
-            base = k
-            v[base] = c.speed / speed_scale
-            v[base + 1] = c.max_speed / max_scale
-            laps = max(0, math.floor(c.best_u / length + 1e-9))
-            v[base + 2] = laps / lap_norm
-            v[base + 3] = c.owed / 2
-            v[base + 4] = c.luck / luck_norm
-            ch = c.chips
-            v[base + 5] = ch[0] / cap
-            v[base + 6] = ch[1] / cap
-            v[base + 7] = ch[2] / cap
-            v[base + 8] = len(c.gadgets) / hand_norm
-            v[base + 9] = float(c.in_pit)
-            v[base + 10] = float(c.out)
-            v[base + 11] = float(c.facing)
-            on_track = not c.in_pit and c.square >= 0
-            if on_track:
-                v[base + 12 + lane_of[c.square]] = 1.0
-            v[base + 15] = (c.u - my_u) / length
-            v[base + 16] = c.u / (length * lap_norm)
-            if state_order and s in pos:
-                v[base + 17] = (pos[s] + 1) / n
-            v[base + 18] = float(turn is not None and turn_seat == s)
-            v[base + 19] = c.pit_order / pit_counter if c.in_pit else 0
-            v[base + 20] = len(c.spent) / num_gadgets
-            if on_track and rating[c.square] is not None:
-                v[base + 21] = (c.speed - rating[c.square]) / 100.0
-            v[base + 22] = float(c.speed > c.max_speed)
-            v[base + 23] = float(s in cur)
-            v[base + 24] = (c.u - my_u) % length / length
-            v[base + 25] = min(1.0, max(0.0, (laps_to_win + c.owed) * length - c.best_u)
-                               / (lap_norm * length))
-            v[base + 26] = float(c.speed == 0)
-            v[base + 27] = c.speed / max(10, c.max_speed) if not c.out else 0.0
-            v[base + 28] = float(rel == 0)
-            v[base + 29] = float(c.luck == 0)
-            card = state.cards[s]
-            v[base + 30] = float(card is not None)
-            base += CAR_FEATURES
-            for li in c.lunacies:
-                j = lunacy_slot.get(li)
-                if j is not None:
-                    v[base + j] = 1.0
-            base += len(self.lunacy_cards)
-            if card is not None:
-                v[base + card_slot[card]] = 1.0
-            k += self.car_block
-
+        k = self.mid_off
         for gi in car.gadgets:
-            v[k + gi] = 1.0
+            t[k + gi] = 1.0
         for gi in car.spent:
-            v[k + num_gadgets + gi] = 1.0
+            t[k + num_gadgets + gi] = 1.0
         k += 2 * num_gadgets
-
-        d = state.decision
         mine = d is not None and seat in cur
         if mine:
-            v[k + self.dec_index[d["kind"]]] = 1.0
+            t[k + self.dec_index[d["kind"]]] = 1.0
         else:
-            v[k + len(DECISIONS)] = 1.0
+            t[k + len(DECISIONS)] = 1.0
         k += len(DECISIONS) + 1
         if mine:
             deck = d.get("deck")
-            v[k] = d.get("points", 0) / r.pit.points
-            v[k + 1] = d.get("hits", 0) / 8.0
-            v[k + 2] = float(deck == "hazard")
-            v[k + 3] = float(deck == "turbo")
+            t[k] = d.get("points", 0) / r.pit.points
+            t[k + 1] = d.get("hits", 0) / 8.0
+            t[k + 2] = float(deck == "hazard")
+            t[k + 3] = float(deck == "turbo")
             if deck == "hazard" or ("card" in d and deck is None and "deck" not in d):
-                v[k + 4 + d["card"]] = 1.0
+                t[k + 4 + d["card"]] = 1.0
             elif deck == "turbo":
-                v[k + 4 + self.num_hazard + d["card"]] = 1.0
+                t[k + 4 + self.num_hazard + d["card"]] = 1.0
             offer_base = k + 4 + self.num_hazard + self.num_turbo
             for gi in state.offer:
-                v[offer_base + gi] = 1.0
-        k += 4 + self.num_hazard + self.num_turbo + num_gadgets
-
-        if turn is not None:
-            sps = r.speed_per_square
-            mover = cars[turn_seat]
-            v[k] = float(turn_seat == seat)
-            v[k + 1] = turn["steps"] / 20.0
-            v[k + 2] = max(0.0, min(1.0, (mover.speed // sps - turn["steps"]) / 20.0))
-            v[k + 3] = float(turn["ram"] == 1)
-            v[k + 4] = turn["drops"] / 2.0
-            v[k + 5] = (turn["drop_kind"] + 1) / 3.0
-            v[k + 6] = float(turn["ignore_max"])
-            v[k + 7] = float(turn["rocket"])
-        k += 8
-
-        v[k] = state.round / r.round_limit
-        v[k + 1] = len(state.gadget_top) / num_gadgets
-        k += 2
-        hd = state.hazard_deck
-        for i, cnt in enumerate(hd):
-            v[k + i] = cnt * 4.0 / self.hz_total
-        k += self.num_hazard
-        tb_total = self.tb_total
-        for i, cnt in enumerate(state.turbo_deck):
-            v[k + i] = cnt * 4.0 / tb_total
-        k += self.num_turbo
-        v[k] = sum(hd) / self.hz_total
-        k += 1
-        sup, sup0 = state.supply, r.chip_supply
-        v[k] = sup[0] / max(1, sup0[0])
-        v[k + 1] = sup[1] / max(1, sup0[1])
-        v[k + 2] = sup[2] / max(1, sup0[2])
+                t[offer_base + gi] = 1.0
+        t.release()
+        planes.release()
+        # copied in clamped to [-1, 1]
         tail = out[ps:]
-        tail[:] = v  # clamped to [-1, 1] below, so the slots above need no clamping
-        np.minimum(tail, 1.0, out=tail)
-        np.maximum(tail, -1.0, out=tail)
+        if _clip is not None:
+            _clip(tail, self._minus_one, self._one, out=tail)
+        else:
+            np.minimum(tail, self._one, out=tail)
+            np.maximum(tail, self._minus_one, out=tail)
         return out
+
+    def _car_bytes(self, c: Car, card: int | None, pit_counter: int) -> bytes:
+        """A car's block as float32 bytes, 0 in the slots :meth:`encode` writes later."""
+        (length, laps_to_win, lap_norm, left_norm, speed_scale, max_scale, luck_norm, cap,
+         hand_norm, num_gadgets, lane_of, rating) = self._car_consts
+        speed, max_speed, luck, best_u, owed = c.speed, c.max_speed, c.luck, c.best_u, c.owed
+        ch = c.chips
+        sq = c.square
+        in_pit = c.in_pit
+        if not in_pit and sq >= 0:
+            lane = lane_of[sq]
+            rt = rating[sq]
+        else:
+            lane = rt = None
+        block = [
+            speed / speed_scale,
+            max_speed / max_scale,
+            max(0, math.floor(best_u / length + 1e-9)) / lap_norm,
+            owed / 2,
+            luck / luck_norm,
+            ch[0] / cap,
+            ch[1] / cap,
+            ch[2] / cap,
+            len(c.gadgets) / hand_norm,
+            float(in_pit),
+            float(c.out),
+            float(c.facing),
+            1.0 if lane == 0 else 0.0,
+            1.0 if lane == 1 else 0.0,
+            1.0 if lane == 2 else 0.0,
+            0.0,  # 15: progress relative to the observer's
+            0.0,  # 16: progress
+            0.0,  # 17: rank in the turn order
+            0.0,  # 18: moving now
+            c.pit_order / pit_counter if in_pit else 0,
+            len(c.spent) / num_gadgets,
+            (speed - rt) / 100.0 if rt is not None else 0.0,
+            float(speed > max_speed),
+            0.0,  # 23: deciding now
+            0.0,  # 24: distance ahead of the observer
+            min(1.0, max(0.0, (laps_to_win + owed) * length - best_u) / left_norm),
+            float(speed == 0),
+            speed / max(10, max_speed) if not c.out else 0.0,
+            0.0,  # 28: the observer's own car
+            float(luck == 0),
+            float(card is not None),
+            *self._car_zeros,
+        ]
+        for li in c.lunacies:
+            j = self.lunacy_slot.get(li)
+            if j is not None:
+                block[CAR_FEATURES + j] = 1.0
+        if card is not None:
+            block[CAR_FEATURES + len(self.lunacy_cards) + self.card_slot[card]] = 1.0
+        return self._car_struct.pack(*block)
+
+    def _tables_bytes(self, state: State) -> bytes:
+        """Round, gadget deck, hazard and turbo decks, chip supply as float32 bytes."""
+        r = self.game.rules
+        hd = state.hazard_deck
+        hz_total, tb_total = self.hz_total, self.tb_total
+        sup, sup0 = state.supply, r.chip_supply
+        return self._tables_struct.pack(
+            state.round / r.round_limit,
+            len(state.gadget_top) / self.num_gadgets,
+            *[cnt * 4.0 / hz_total for cnt in hd],
+            *[cnt * 4.0 / tb_total for cnt in state.turbo_deck],
+            sum(hd) / hz_total,
+            sup[0] / max(1, sup0[0]),
+            sup[1] / max(1, sup0[1]),
+            sup[2] / max(1, sup0[2]),
+        )
 
     @property
     def state_size(self) -> int:

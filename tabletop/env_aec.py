@@ -7,6 +7,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
 
@@ -121,40 +127,151 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._rewards_zero = True  # every value in self.rewards is 0.0
         self._select()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's encoded observation and action mask."""
+        """The agent's encoded observation and action mask (new arrays at every call)."""
         seat = self._index[agent]
-        return {
-            "observation": self.adapter.encode(self.session.state, seat),
-            "action_mask": self.session.mask(seat),
-        }
+        session = self.session
+        return {"observation": session.observation(seat), "action_mask": session.mask(seat)}
 
     def step(self, action: Any) -> None:
         """The selected agent acts (None for an agent that is done)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            self._rewards_zero = False  # _was_dead_step clears the rewards to int 0
             self._was_dead_step(action)
             return
-        self.session.act(self._index[agent], action)
+        session = self.session
+        session.act(self._index[agent], action)
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.session.take_rewards()
-        for a in self.agents:
-            self.rewards[a] = float(rewards[self._index[a]])
-        if self.session.done:
-            trunc = self.session.truncated
+        rewards = session.take_rewards()
+        if rewards is not session.zero_rewards:
+            index = self._index
+            for a in self.agents:
+                self.rewards[a] = float(rewards[index[a]])
+            self._rewards_zero = False
+        elif not self._rewards_zero:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_zero = True
+        if session.done:
+            trunc = session.truncated
             for a in self.agents:
                 self.terminations[a] = not trunc
                 self.truncations[a] = trunc
-        self._accumulate_rewards()
+        if not self._rewards_zero:  # adding 0.0 everywhere would change nothing
+            self._accumulate_rewards()
         self._select()
         if self.render_mode == "human":
             self.render()
 
     def _select(self) -> None:
-        if self.session.done:
+        deciders = self.session.deciders()
+        if not deciders:  # the game is over
             self._deads_step_first()
             return
-        deciders = self.session.deciders()
-        self.agent_selection = agent_name(deciders[0])
+        self.agent_selection = self.possible_agents[deciders[0]]
+
+
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
+
+
+class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the same checks, errors and warnings,
+    minus its cost on the hot path.
+
+    The base class reaches ``agent_selection``, ``agents``, ``rewards`` ... through
+    ``__getattr__`` (a failed attribute lookup, then two Python calls), and ``last()`` and
+    the ``agent_iter()`` loop read seven of them per step that way. Here they are
+    properties (raising the same AttributeError before the first reset), and ``last``,
+    ``step`` and the iterator reach the wrapped env directly after the same checks.
+    Everything else is inherited.
+    """
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self.env.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self.env._cumulative_rewards
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, cumulative reward, flags and info."""
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        """As the base class: an error before reset, a warning once no agent is left."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        """As the base class (an error before reset), with a cheaper iterator."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _FastIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env) if hasattr(self, "metadata") else repr(self)
+
+
+class _FastIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _FastIterator:
+        return _FastIterator(self.env, self.max_iter)
+
+
+class _FastIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator.__next__`` in one call, reading the wrapped env."""
+
+    env: FastOrderEnforcingWrapper
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = env.agent_selection
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return agent

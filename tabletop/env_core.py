@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import pickle
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,6 +68,11 @@ class GameAdapter(abc.ABC):
     def legal_ints(self, state: State, seat: int) -> list[int]:
         """Legal actions of ``seat`` as ints (empty when it is not deciding)."""
 
+    def decode_action(self, index: int) -> Any:
+        """The game's action for ``index``, an int :meth:`legal_ints` gave (so no range
+        check is needed; override with a cheaper lookup where there is one)."""
+        return self.game.int_to_action(index)
+
     def shaping_enabled(self) -> bool:
         """Whether :meth:`shaping` gives anything (saves a clone per step when off)."""
         return False
@@ -102,8 +108,17 @@ class GameSession:
         self.illegal_by: int | None = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
         self._legal_cache: dict[int, list[int]] = {}
-        self._no_rewards = np.zeros(self.n, dtype=np.float64)
-        self._no_rewards.flags.writeable = False
+        self._obs_cache: dict[int, np.ndarray] = {}
+        self._config_game: Game | None = None
+        self._config_blob = b""
+        self._no_mask = np.zeros(adapter.num_actions, dtype=np.int8)
+        self._noop_mask = self._no_mask.copy()
+        self._noop_mask[0] = 1
+        #: what :meth:`take_rewards` returns when no reward was earned (read-only)
+        self.zero_rewards = np.zeros(self.n, dtype=np.float64)
+        self.zero_rewards.flags.writeable = False
+        # True once something was added to pending_rewards (whatever adds to it sets it)
+        self._rewards_added = False
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -113,14 +128,24 @@ class GameSession:
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)
-        config = game.config_dict() if hasattr(game, "config_dict") else {}
-        self.record = GameRecord(game=self.adapter.env_name, config=config, seed=seed)
+        self.record = GameRecord(game=self.adapter.env_name, config=self._config(game),
+                                 seed=seed)
         self.buffer = {}
         self.forced_end = False
         self.illegal_by = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
+        self._rewards_added = False
         self._changed()
         self._advance(None)
+
+    def _config(self, game: Game) -> dict[str, Any]:
+        """A new copy of ``game.config_dict()`` (pickled once per game: building it takes
+        about 15 times longer than unpickling a copy)."""
+        if self._config_game is not game:
+            config = game.config_dict() if hasattr(game, "config_dict") else {}
+            self._config_blob = pickle.dumps(config)
+            self._config_game = game
+        return pickle.loads(self._config_blob)
 
     @property
     def done(self) -> bool:
@@ -136,13 +161,16 @@ class GameSession:
     # ------------------------------------------------------------------ queries
     def deciders(self) -> tuple[int, ...]:
         """Seats still to act at the current node (buffered seats excluded)."""
-        if self.done:
+        if self.forced_end or self.state.is_terminal():
             return ()
-        return tuple(p for p in self.state.current_players() if p not in self.buffer)
+        buffer = self.buffer
+        if not buffer:
+            return tuple(self.state.current_players())
+        return tuple(p for p in self.state.current_players() if p not in buffer)
 
     def legal(self, seat: int) -> list[int]:
         """Legal action ints of ``seat`` now (empty if it has nothing to decide)."""
-        if self.done or seat in self.buffer:
+        if self.forced_end or seat in self.buffer or self.state.is_terminal():
             return []
         cache = self._legal_cache
         legal = cache.get(seat)
@@ -152,41 +180,55 @@ class GameSession:
 
     def mask(self, seat: int) -> np.ndarray:
         """int8 mask over the action space: the legal actions, or NOOP alone if none."""
-        m = np.zeros(self.adapter.num_actions, dtype=np.int8)
         legal = self.legal(seat)
-        if legal:
-            m[legal] = 1
-        else:
-            m[0] = 1
+        if not legal:
+            return self._noop_mask.copy()
+        m = self._no_mask.copy()
+        for a in legal:  # cheaper than m[legal] = 1 for the few legal actions there are
+            m[a] = 1
         return m
+
+    def observation(self, seat: int) -> np.ndarray:
+        """``adapter.encode(state, seat)``: a new array at every call (encoded once per
+        node and seat, then copied)."""
+        obs = self._obs_cache.get(seat)
+        if obs is None:
+            obs = self._obs_cache[seat] = self.adapter.encode(self.state, seat)
+        return obs.copy()
 
     def _changed(self) -> None:
         """Forget what was computed for the previous node."""
         self._legal_cache = {}
+        self._obs_cache = {}
 
     def take_rewards(self) -> np.ndarray:
-        """Rewards earned since the last call (terminal returns and shaping)."""
+        """Rewards earned since the last call (terminal returns and shaping); when there
+        are none, the read-only array :attr:`zero_rewards` itself."""
+        if not self._rewards_added:  # nothing was added to pending_rewards since last time
+            return self.zero_rewards
+        self._rewards_added = False
         r = self.pending_rewards
         if r.any():
             self.pending_rewards = np.zeros(self.n, dtype=np.float64)
             return r
-        return self._no_rewards
+        return self.zero_rewards
 
     # ------------------------------------------------------------------ acting
     def act(self, seat: int, action: int) -> None:
         """``seat`` chooses ``action`` (an int). Applies it once every decider has chosen."""
-        if self.done:
-            raise IllegalActionError("the game is over; reset the env")
-        if seat not in self.deciders():
+        deciders = self.deciders()
+        if seat not in deciders:
+            if self.done:
+                raise IllegalActionError("the game is over; reset the env")
             raise IllegalActionError(
                 f"player_{seat} has nothing to decide now; deciders: "
-                f"{[f'player_{p}' for p in self.deciders()]}"
+                f"{[f'player_{p}' for p in deciders]}"
             )
         action = self._checked(seat, action)
         if action is None:
             return
         self.buffer[seat] = action
-        if not self.deciders():
+        if len(deciders) == 1:  # ``seat`` was the last one to choose
             self._apply_buffer()
 
     def act_all(self, actions: Mapping[int, int]) -> None:
@@ -224,15 +266,22 @@ class GameSession:
         self.forced_end = True
         self.illegal_by = seat
         self.pending_rewards[seat] += self.illegal_penalty
+        self._rewards_added = True
         return None
 
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}
         before = self.state.clone() if self._shaping_on() else None
-        decode = self.adapter.game.int_to_action
-        self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+        decode = self.adapter.decode_action
+        if len(acts) == 1:  # the common case, without the sorting
+            [(seat, a)] = acts.items()
+            self.state.apply_actions({seat: decode(a)})
+            event = {str(seat): a}
+        else:
+            self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+            event = {str(s): a for s, a in sorted(acts.items())}
         self._changed()
-        self.record.events.append({"actions": {str(s): a for s, a in sorted(acts.items())}})
+        self.record.events.append({"actions": event})
         self._advance(before)
 
     def _shaping_on(self) -> bool:
@@ -263,7 +312,7 @@ class GameSession:
             if any(p not in self.buffer for p in s.current_players()):
                 break
             acts, self.buffer = self.buffer, {}
-            decode = self.adapter.game.int_to_action
+            decode = self.adapter.decode_action
             s.apply_actions({k: decode(v) for k, v in acts.items()})
             self._changed()
             self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
@@ -271,5 +320,7 @@ class GameSession:
             shaped = self.adapter.shaping(before, s)
             if shaped is not None:
                 self.pending_rewards += shaped
+                self._rewards_added = True
         if s.is_terminal():
             self.pending_rewards += np.asarray(s.returns(), dtype=np.float64)
+            self._rewards_added = True

@@ -705,3 +705,78 @@ def _read_png(path: Path) -> tuple[int, int, np.ndarray]:
     raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + 3 * w)
     assert not raw[:, 0].any()  # filter type 0 on every row
     return h, w, raw[:, 1:].reshape(h, w, 3)
+
+
+# ====================================================================== the AEC wrapper
+def _wrapped_pair(**kw: object) -> tuple[AECEnv, AECEnv]:
+    """``envs.env()`` (FastOrderEnforcingWrapper) and the same raw env under PettingZoo's
+    own OrderEnforcingWrapper."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    fast = fresh(envs.env, **kw)
+    plain = OrderEnforcingWrapper(fresh(envs.raw_env, **kw))  # type: ignore[arg-type]
+    return fast, plain  # type: ignore[return-value]
+
+
+def test_fast_order_enforcing_wrapper_guards_like_pettingzoos() -> None:
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    fast, plain = _wrapped_pair(num_players=3)
+    assert isinstance(fast, OrderEnforcingWrapper) and str(fast) == str(plain)
+    for name in ("agent_selection", "agents", "rewards", "terminations", "truncations",
+                 "infos", "num_agents"):
+        errors = []
+        for e in (fast, plain):
+            with pytest.raises(AttributeError) as info:
+                getattr(e, name)
+            errors.append(str(info.value))
+            assert not hasattr(e, name)
+        assert errors[0] == errors[1], name
+    for call in (lambda e: e.last(), lambda e: e.step(1), lambda e: e.observe("player_0"),
+                 lambda e: e.agent_iter()):
+        kinds = []
+        for e in (fast, plain):
+            with pytest.raises(Exception) as info:  # noqa: PT011 - the same type is checked
+                call(e)
+            kinds.append(type(info.value))
+        assert kinds[0] is kinds[1]
+    with pytest.raises(AttributeError, match="private"):
+        _ = fast._has_updated_nothing  # noqa: SLF001
+    for e in (fast, plain):  # agent_iter() wants a step between two agents
+        e.reset(seed=0)
+        it = iter(e.agent_iter(max_iter=5))
+        assert next(it) == e.agent_selection
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(it)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fast_order_enforcing_wrapper_plays_like_pettingzoos(seed: int) -> None:
+    fast, plain = _wrapped_pair(num_players=3)
+    for e in (fast, plain):
+        e.reset(seed=seed)
+    r1 = np.random.default_rng(seed)
+    for a1, a2 in zip(fast.agent_iter(), plain.agent_iter(), strict=True):
+        assert a1 == a2 == fast.agent_selection == plain.agent_selection
+        o1, rw1, te1, tr1, in1 = fast.last()
+        o2, rw2, te2, tr2, in2 = plain.last()
+        again = fast.observe(a1)  # a second look at the same node: a new, equal array
+        for key in o1:
+            assert np.array_equal(o1[key], o2[key]) and np.array_equal(o1[key], again[key])
+            assert again[key] is not o1[key]
+        assert (rw1, te1, tr1, in1) == (rw2, te2, tr2, in2)
+        assert fast.rewards == plain.rewards
+        assert fast._cumulative_rewards == plain._cumulative_rewards  # noqa: SLF001
+        assert (fast.agents, fast.terminations, fast.truncations) == (
+            plain.agents, plain.terminations, plain.truncations)
+        action = None if te1 or tr1 else rand(o1["action_mask"], r1)
+        fast.step(action)
+        plain.step(action)
+    assert fast.agents == plain.agents == []
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    for e in (fast, plain):  # a step with no agent left: PettingZoo's logged warning
+        EnvLogger.flush()
+        e.step(None)
+        assert len(EnvLogger.mqueue) == 1
+    EnvLogger.flush()
