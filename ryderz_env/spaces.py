@@ -19,7 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ryderz_env.rules import Game
+from ryderz_env.rules import Action, ActionKind, Game
 
 
 class HybridActionSpace(gym.spaces.Dict):
@@ -92,3 +92,61 @@ class LaunchAim:
             if self._offset(seat, x, px, py)[1] > 0 and (best is None or abs(x) < abs(best)):
                 best = x
         return best
+
+
+class DiscreteLayout:
+    """The ``discrete`` action mode: one flat index space over every decision.
+
+    Index layout (NOOP at 0): every engine action that is not a launch, in codec order; then,
+    per gear, the ``k`` grid positions of :class:`LaunchAim` and one "aim at Prizm j" option
+    per Prizm slot (``prizm_slots``, the observation's order of Prizms). An aim option is
+    legal when Prizm ``j`` exists and a Launch Point within reach faces it.
+    """
+
+    def __init__(self, game: Game, k: int = 36, prizm_slots: int | None = None) -> None:
+        self.game = game
+        self.aim = LaunchAim(game, k)
+        self.k = k
+        self.slots = prizm_slots if prizm_slots is not None else \
+            game.num_players * game.rules.win_prizms
+        codec = game.codec
+                self.plain = [i for i, a in enumerate(codec.actions) if a.kind is not ActionKind.LAUNCH]
+        self.plain_index = {c: i for i, c in enumerate(self.plain)}
+        self.per_gear = k + self.slots
+        self.launch_base = len(self.plain)
+        self.size = self.launch_base + game.top_gear * self.per_gear
+
+    def legal(self, state: Any, seat: int) -> list[int]:
+        """Legal indices of ``seat`` now (sorted)."""
+        ints = state.legal_action_ints(seat)
+        if not ints:
+            return []
+        launch = self.game.codec.actions[ints[0]].kind is ActionKind.LAUNCH
+        if not launch:
+            return [self.plain_index[i] for i in ints]
+        aims = [j for j in range(min(self.slots, len(state.prizms)))
+                if self._aim_x(state, seat, j) is not None]
+        out = []
+        for gear in range(1, self.game.top_gear + 1):
+            base = self.launch_base + (gear - 1) * self.per_gear
+            out += range(base, base + self.k)
+            out += [base + self.k + j for j in aims]
+        return out
+
+    def _aim_x(self, state: Any, seat: int, j: int) -> float | None:
+        q = state.prizms[j]
+        return self.aim.aim(seat, q.x, q.y)
+
+    def decode(self, state: Any, seat: int, index: int) -> Action:
+        """The engine action of a legal ``index`` (ValueError for an aim option whose Prizm
+        no Launch Point in reach faces)."""
+        if index < self.launch_base:
+            return self.game.codec.actions[self.plain[index]]
+        gear, rest = divmod(index - self.launch_base, self.per_gear)
+        if rest < self.k:
+            x = self.aim.positions[rest]
+        else:
+            x = self._aim_x(state, seat, rest - self.k)
+            if x is None:
+                raise ValueError(f"aim option {index} is not available now")
+        return Action.launch(gear + 1, x)

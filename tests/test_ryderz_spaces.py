@@ -58,3 +58,27 @@ def test_grid_positions_cover_the_reach_evenly() -> None:
     aim = LaunchAim(game(), k=36)
     assert len(aim.positions) == 36
     assert aim.positions[0] == -1.0 and aim.positions[-1] == 1.0
+
+
+def test_discrete_layout_maps_moves_one_to_one_and_launches_to_grid_and_aims() -> None:
+    from ryderz_env.rules import Action, ActionKind, Prizm
+    from ryderz_env.spaces import DiscreteLayout
+
+    g = game(num_players=2)
+    lay = DiscreteLayout(g, k=36)
+    assert lay.size == (len(g.codec) - g.top_gear) + g.top_gear * (36 + 2 * 3)
+    s = g.new_initial_state(0)
+    s.prizms = [Prizm(0.0, 5.0), Prizm(17.0, 0.0)]  # seat 0 faces the first, not the second
+    s._reset_caches()
+    legal = lay.legal(s, 0)
+    assert len(legal) == g.top_gear * (36 + 1)
+    aim_index = lay.launch_base + 2 * lay.per_gear + 36  # gear 3, aim at Prizm 0
+    assert aim_index in legal and aim_index + 1 not in legal
+    a = lay.decode(s, 0, aim_index)
+    assert a.kind is ActionKind.LAUNCH and a.arg == 3 and a.x == pytest.approx(0.0, abs=1e-9)
+    assert lay.decode(s, 0, lay.launch_base) == Action.launch(1, -1.0)
+    assert lay.decode(s, 0, 0) == Action(ActionKind.NOOP)
+    s.apply_actions({0: Action.launch(3, 0.0), 1: Action.launch(2, 0.0)})
+    moves = lay.legal(s, 0)
+    assert all(lay.decode(s, 0, i).kind is ActionKind.MOVE for i in moves)
+    assert {lay.decode(s, 0, i) for i in moves} == set(s.legal_actions(0))
