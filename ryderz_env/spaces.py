@@ -109,8 +109,8 @@ class DiscreteLayout:
         self.k = k
         self.slots = prizm_slots if prizm_slots is not None else \
             game.num_players * game.rules.win_prizms
-        codec = game.codec
-                self.plain = [i for i, a in enumerate(codec.actions) if a.kind is not ActionKind.LAUNCH]
+        self.plain = [i for i, a in enumerate(game.codec.actions)
+                      if a.kind is not ActionKind.LAUNCH]
         self.plain_index = {c: i for i, c in enumerate(self.plain)}
         self.per_gear = k + self.slots
         self.launch_base = len(self.plain)
