@@ -102,8 +102,8 @@ class LunatixAdapter(GameAdapter):
         int_of = self._int_of
         return [int_of[a] for a in state.legal_actions(seat)]
 
-    def decode_action(self, index: int) -> Any:
-        """The action numbered ``index`` (a legal int, so in range)."""
+    def decode_action(self, state: State, seat: int, index: int) -> Any:
+        """The action numbered ``index`` (a legal int, so in range; the same in any state)."""
         return self._action_of[index]
 
     def shaping(self, before: State, after: State) -> np.ndarray | None:

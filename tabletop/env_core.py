@@ -20,7 +20,7 @@ import numpy as np
 
 from tabletop.errors import IllegalActionError
 from tabletop.protocol import Game, State
-from tabletop.records import GameRecord
+from tabletop.records import GameRecord, json_value
 
 
 class OnIllegal(enum.Enum):
@@ -68,9 +68,10 @@ class GameAdapter(abc.ABC):
     def legal_ints(self, state: State, seat: int) -> list[int]:
         """Legal actions of ``seat`` as ints (empty when it is not deciding)."""
 
-    def decode_action(self, index: int) -> Any:
-        """The game's action for ``index``, an int :meth:`legal_ints` gave (so no range
-        check is needed; override with a cheaper lookup where there is one)."""
+    def decode_action(self, state: State, seat: int, index: int) -> Any:
+        """The game's action for ``seat``'s ``index``, an int :meth:`legal_ints` gave (so no
+        range check is needed; override with a cheaper lookup where there is one, or where
+        the action depends on the position, as an aimed Launch Point does)."""
         return self.game.int_to_action(index)
 
     def shaping_enabled(self) -> bool:
@@ -275,10 +276,10 @@ class GameSession:
         decode = self.adapter.decode_action
         if len(acts) == 1:  # the common case, without the sorting
             [(seat, a)] = acts.items()
-            self.state.apply_actions({seat: decode(a)})
+            self.state.apply_actions({seat: decode(self.state, seat, a)})
             event = {str(seat): a}
         else:
-            self.state.apply_actions({s: decode(a) for s, a in acts.items()})
+            self.state.apply_actions({s: decode(self.state, s, a) for s, a in acts.items()})
             event = {str(s): a for s, a in sorted(acts.items())}
         self._changed()
         self.record.events.append({"actions": event})
@@ -295,7 +296,7 @@ class GameSession:
                 outcome = s.sample_chance(self.rng)
                 s.apply_chance(outcome)
                 self._changed()
-                self.record.events.append({"chance": int(outcome)})
+                self.record.events.append({"chance": json_value(outcome)})
                 continue
             if not self.auto_play:
                 break
@@ -313,7 +314,7 @@ class GameSession:
                 break
             acts, self.buffer = self.buffer, {}
             decode = self.adapter.decode_action
-            s.apply_actions({k: decode(v) for k, v in acts.items()})
+            s.apply_actions({k: decode(s, k, v) for k, v in acts.items()})
             self._changed()
             self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
         if before is not None:

@@ -94,7 +94,7 @@ class RecordingState:
     def apply_chance(self, outcome: Any) -> None:
         """Apply and log a chance outcome."""
         self.state.apply_chance(outcome)
-        self.record.events.append({"chance": _plain(outcome)})
+        self.record.events.append({"chance": json_value(outcome)})
 
     def play_chance(self, rng: np.random.Generator) -> Any:
         """Sample, apply and log the pending chance outcome."""
@@ -143,11 +143,13 @@ def replay(game: Game, record: GameRecord,
     return state
 
 
-def _plain(x: Any) -> Any:
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return x
+def json_value(v: Any) -> Any:
+    """A chance outcome or action as plain JSON: numpy scalars to Python numbers, sequences
+    to lists (continuous outcomes, such as a point, are recorded exactly)."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, list | tuple | np.ndarray):
+        return [json_value(x) for x in v]
+    return v
