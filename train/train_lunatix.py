@@ -12,18 +12,25 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing as mp
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+from agents.torch_layers import SharedTrunk
 from lunatix_env.envs import LunatixSingleAgentEnv, Shaping
 from tabletop.config import load_config
+from train.vec_env import GroupedVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = ROOT / "configs" / "train" / "lunatix_maskppo.yaml"
@@ -42,6 +49,9 @@ class PPOConfig:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     net_arch: tuple[int, ...] = (256, 128)
+    # > 0: a first layer of this width shared by pi and vf (agents.torch_layers.SharedTrunk),
+    # net_arch then gives the separate layers after it; 0: separate pi and vf MLPs
+    shared_trunk: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,13 +64,15 @@ class TrainConfig:
     learner_seat: str = "random"
     total_timesteps: int = 600_000
     n_envs: int = 8
-    torch_threads: int = 1
+    torch_threads: int = 1      # torch threads while collecting rollouts (batch = n_envs)
+    update_threads: int = 1     # torch threads during the gradient updates
     ppo: PPOConfig = field(default_factory=PPOConfig)
     shaping: Shaping = field(default_factory=Shaping)  # training-time shaping weights
     eval_games: int = 200
     eval_seed: int = 10_000
     eval_deterministic: bool = False  # False: sample from the policy (seeded), as trained
-    subprocess_envs: bool = False
+    env_processes: int = 1      # processes stepping the envs, this one included (GroupedVecEnv)
+    eval_processes: int = 1     # processes playing the evaluation games (1: in this process)
 
 
 def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
@@ -91,41 +103,144 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
-             deterministic: bool = False) -> dict[str, float | int | list[int]]:
-    """Play seeded games (learner seat rotating) against random opponents; None = random.
+def policy_act(model: MaskablePPO) -> Callable[[np.ndarray, np.ndarray, bool], int]:
+    """``act(obs, mask, deterministic) -> action`` for one observation: the same action
+    (the same draw from torch's generator when sampling) as ``model.predict(obs,
+    action_masks=mask, deterministic=...)``, without its per-call checks and wrapping, in
+    less than half the time (evaluation games spend most of their time here)."""
+    pol = model.policy
+    pol.set_training_mode(False)
 
-    With ``deterministic=False`` the policy samples its actions (torch seeded from ``seed``,
-    so the evaluation is reproducible); True takes the most likely action.
+    def act(obs: np.ndarray, mask: np.ndarray, deterministic: bool) -> int:
+        with torch.no_grad():
+            x = torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0)
+            latent = pol.mlp_extractor.forward_actor(pol.pi_features_extractor(x))
+            logits = pol.action_net(latent)[0]
+            logits = logits.masked_fill(~torch.as_tensor(mask, dtype=torch.bool), -torch.inf)
+            if deterministic:
+                return int(logits.argmax())
+            return int(torch.multinomial(torch.softmax(logits, 0), 1))
+
+    return act
+
+
+def play_eval_games(model: MaskablePPO | None, cfg: TrainConfig, seed: int,
+                    indices: list[int], deterministic: bool = False) -> list[tuple[int, str, int]]:
+    """Play the evaluation games ``indices`` (game ``i``: env seed ``seed + i``, learner on
+    seat ``i % num_players``) against random opponents; ``model=None`` plays randomly.
+
+    Returns ``(won, outcome reason, learner steps)`` per game. Every game seeds its own
+    randomness (torch for sampled policy actions, numpy for the random policy) from
+    ``seed + i``, so a game's result does not depend on which process plays it or in what
+    order.
     """
-    torch.manual_seed(seed)
     env = LunatixSingleAgentEnv(num_players=cfg.num_players, learner_seat=0)
-    wins = truncated = all_out = 0
-    outcomes = []
-    rng = np.random.default_rng(seed)
-    for i in range(games):
+    act = None if model is None else policy_act(model)
+    out = []
+    for i in indices:
+        torch.manual_seed(seed + i)
+        rng = np.random.default_rng(seed + i)
         env.learner = i % cfg.num_players
         env._seat_option = env.learner  # noqa: SLF001 - fixed seat per evaluation game
         obs, _ = env.reset(seed=seed + i)
         done = False
+        steps = 0
         while not done:
+            steps += 1
             mask = env.action_masks()
-            if model is None:
+            if act is None:
                 action = int(rng.choice(np.flatnonzero(mask)))
             else:
-                action, _ = model.predict(obs, action_masks=mask,
-                                          deterministic=deterministic)
-            obs, _, term, trunc, _ = env.step(int(action))
+                action = act(obs, mask, deterministic)
+            obs, _, term, trunc, _ = env.step(action)
             done = term or trunc
         st = env.session.state
-        won = st.winner == env.learner
-        wins += won
-        truncated += st.outcome().reason.value == "truncated"
-        all_out += st.outcome().reason.value == "all_out"
-        outcomes.append(int(won))
+        out.append((int(st.winner == env.learner), st.outcome().reason.value, steps))
+    return out
+
+
+def _summary(results: list[tuple[int, str, int]]) -> dict[str, Any]:
+    games = len(results)
+    wins = sum(w for w, _, _ in results)
     lo, hi = wilson(wins, games)
-    return {"games": games, "wins": wins, "win_rate": wins / games, "ci_low": lo,
-            "ci_high": hi, "truncated": truncated, "all_out": all_out, "won": outcomes}
+    return {"games": games, "wins": wins, "win_rate": wins / max(games, 1), "ci_low": lo,
+            "ci_high": hi, "truncated": sum(r == "truncated" for _, r, _ in results),
+            "all_out": sum(r == "all_out" for _, r, _ in results),
+            "mean_learner_steps": sum(n for _, _, n in results) / max(games, 1),
+            "won": [w for w, _, _ in results]}
+
+
+def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
+             deterministic: bool = False) -> dict[str, Any]:
+    """Play ``games`` seeded games in this process (see :func:`play_eval_games`); the win
+    rate with its 95% Wilson interval, truncated and all-out counts, per-game wins.
+
+    With ``deterministic=False`` the policy samples its actions (reproducibly: torch is
+    seeded per game); True takes the most likely action.
+    """
+    return _summary(play_eval_games(model, cfg, seed, list(range(games)), deterministic))
+
+
+_EVAL_MODEL: dict[str, Any] = {}
+
+
+def _eval_chunk(model_path: str | None, cfg: TrainConfig, seed: int, indices: list[int],
+                deterministic: bool) -> list[tuple[int, str, int]]:
+    """One evaluation task in a worker process (the model is loaded once per process)."""
+    model = None
+    if model_path is not None:
+        if model_path not in _EVAL_MODEL:
+            torch.set_num_threads(1)
+            torch.distributions.Distribution.set_default_validate_args(False)
+            _EVAL_MODEL[model_path] = MaskablePPO.load(model_path, device="cpu")
+        model = _EVAL_MODEL[model_path]
+    return play_eval_games(model, cfg, seed, indices, deterministic)
+
+
+def evaluate_parallel(model_path: str | Path, cfg: TrainConfig, games: int, seed: int,
+                      modes: list[bool | None], processes: int,
+                      chunk: int = 10) -> list[dict[str, Any]]:
+    """The evaluations of :func:`evaluate` for several modes at once, in ``processes``
+    worker processes. A mode is ``deterministic`` (False or True) for the saved model at
+    ``model_path``, or None for the random policy. The figures equal :func:`evaluate`'s."""
+    tasks = [(mode, list(range(a, min(a + chunk, games))))
+             for mode in modes for a in range(0, games, chunk)]
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
+                         else "spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
+        futures = [pool.submit(_eval_chunk, None if mode is None else str(model_path), cfg,
+                               seed, idx, bool(mode)) for mode, idx in tasks]
+        results = [f.result() for f in futures]
+    per_mode: dict[int, list[tuple[int, str, int]]] = {k: [] for k in range(len(modes))}
+    for (mode, _), res in zip(tasks, results, strict=True):
+        per_mode[modes.index(mode)] += res
+    return [_summary(per_mode[k]) for k in range(len(modes))]
+
+
+class TorchThreads(BaseCallback):
+    """``rollout`` torch threads while collecting rollouts, ``update`` during the updates."""
+
+    def __init__(self, rollout: int, update: int) -> None:
+        super().__init__()
+        self.rollout, self.update = rollout, update
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.rollout)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.update)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
+    """MaskablePPO ``policy_kwargs`` for the network of the config."""
+    if p.shared_trunk > 0:
+        return {"features_extractor_class": SharedTrunk,
+                "features_extractor_kwargs": {"features_dim": p.shared_trunk},
+                "share_features_extractor": True, "net_arch": list(p.net_arch)}
+    return {"net_arch": list(p.net_arch)}
 
 
 def plot_learning_curve(monitor_dir: Path, out: Path) -> None:
@@ -163,7 +278,8 @@ def plot_learning_curve(monitor_dir: Path, out: Path) -> None:
 
 
 def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baseline: dict,
-                 seconds: float, timesteps: int) -> None:
+                 seconds: float, timesteps: int, eval_seconds: float = 0.0,
+                 cpu_seconds: float = 0.0) -> None:
     """``report.md`` with the figures of the run."""
     rate = (f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - "
             f"{ev['ci_high']:.1%})")
@@ -179,7 +295,9 @@ against {cfg.num_players - 1} uniformly random opponents.
 | figure | value |
 |---|---|
 | training timesteps | {timesteps:,} |
-| training time | {seconds / 60:.1f} min |
+| training time | {seconds / 60:.1f} min ({timesteps / seconds:,.0f} steps/s) |
+| training CPU time (this process, env workers not counted) | {cpu_seconds / 60:.1f} min |
+| evaluation time (all three evaluations) | {eval_seconds / 60:.1f} min |
 | evaluation games | {ev['games']} (seeded from {cfg.eval_seed}, learner seat rotating) |
 | policy actions | {mode} |
 | **win rate** | {rate} |
@@ -218,33 +336,46 @@ def main(argv: list[str] | None = None) -> dict:
     if args.eval_games is not None:
         cfg = replace(cfg, eval_games=args.eval_games)
     torch.set_num_threads(cfg.torch_threads)
+    # the masked Categorical checks its arguments on every forward pass; skipping the
+    # checks changes no number and saves about a tenth of a millisecond per call
+    torch.distributions.Distribution.set_default_validate_args(False)
     run_dir = Path(args.runs_dir) / cfg.name
     monitor_dir = run_dir / "monitor"
     monitor_dir.mkdir(parents=True, exist_ok=True)
     for old in monitor_dir.glob("*.monitor.csv"):
         old.unlink()
     thunks = [make_env(cfg, i, monitor_dir) for i in range(cfg.n_envs)]
-    venv: VecEnv = SubprocVecEnv(thunks) if cfg.subprocess_envs else DummyVecEnv(thunks)
+    venv: VecEnv = (GroupedVecEnv(thunks, cfg.env_processes) if cfg.env_processes > 1
+                    else DummyVecEnv(thunks))
     p = cfg.ppo
     model = MaskablePPO(
         "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
         batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
         ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
-        policy_kwargs={"net_arch": list(p.net_arch)}, tensorboard_log=str(run_dir / "tb"),
-        device="cpu",
+        policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
     )
-    start = time.perf_counter()
-    model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True)
+    start, cpu_start = time.perf_counter(), time.process_time()
+    model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True,
+                callback=TorchThreads(cfg.torch_threads, cfg.update_threads))
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
+    torch.set_num_threads(cfg.torch_threads)
     model.save(run_dir / "model.zip")
     venv.close()
-    ev = evaluate(model, cfg, cfg.eval_games, cfg.eval_seed, cfg.eval_deterministic)
-    other = evaluate(model, cfg, cfg.eval_games, cfg.eval_seed, not cfg.eval_deterministic)
-    baseline = evaluate(None, cfg, cfg.eval_games, cfg.eval_seed)
+    eval_start = time.perf_counter()
+    modes = [cfg.eval_deterministic, not cfg.eval_deterministic, None]
+    if cfg.eval_processes > 1:
+        ev, other, baseline = evaluate_parallel(run_dir / "model.zip", cfg, cfg.eval_games,
+                                                cfg.eval_seed, modes, cfg.eval_processes)
+    else:
+        ev, other, baseline = (evaluate(None if m is None else model, cfg, cfg.eval_games,
+                                        cfg.eval_seed, bool(m)) for m in modes)
+    eval_seconds = time.perf_counter() - eval_start
     (run_dir / "eval.json").write_text(json.dumps(
         {"model": ev, "model_other_mode": other, "random": baseline}, indent=1))
     plot_learning_curve(monitor_dir, run_dir / "learning_curve.png")
-    write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps)
+    write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps,
+                 eval_seconds, cpu_seconds)
     print(f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
           f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
           f"{run_dir / 'report.md'}")

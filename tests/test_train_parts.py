@@ -1,0 +1,121 @@
+"""Pieces of the training script: the shared first layer, the grouped vec env, the seeded
+evaluation games. Needs the ``train`` extra (skipped without torch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
+
+from agents.torch_layers import SharedTrunk  # noqa: E402
+from lunatix_env.envs import LunatixSingleAgentEnv  # noqa: E402
+from train.train_lunatix import (  # noqa: E402
+    PPOConfig,
+    TrainConfig,
+    play_eval_games,
+    policy_act,
+    policy_kwargs,
+)
+from train.vec_env import GroupedVecEnv  # noqa: E402
+
+
+def _model(env, trunk: int = 32) -> MaskablePPO:
+    p = PPOConfig(net_arch=(16,), shared_trunk=trunk)
+    return MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, device="cpu",
+                       policy_kwargs=policy_kwargs(p))
+
+
+def test_shared_trunk_is_one_layer_for_pi_and_vf(tmp_path: Path) -> None:
+    env = LunatixSingleAgentEnv(num_players=2)
+    model = _model(env)
+    pol = model.policy
+    assert isinstance(pol.features_extractor, SharedTrunk)
+    assert pol.pi_features_extractor is pol.vf_features_extractor is pol.features_extractor
+    n_obs = env.observation_space.shape[0]
+    assert pol.features_extractor.linear.weight.shape == (32, n_obs)
+    obs, _ = env.reset(seed=1)
+    batch = torch.as_tensor(np.stack([obs, obs]))
+    assert pol.extract_features(batch).shape == (2, 32)
+    # the trunk's weights appear once among the parameters (one layer, not a copy per head)
+    big = [p for p in pol.parameters() if p.ndim == 2 and p.shape[1] == n_obs]
+    assert len(big) == 1
+    model.save(tmp_path / "m.zip")
+    loaded = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
+    assert isinstance(loaded.policy.features_extractor, SharedTrunk)
+    mask = env.action_masks()
+    for a, b in zip(pol.state_dict().values(), loaded.policy.state_dict().values(),
+                    strict=True):
+        assert torch.equal(a, b)
+    act, _ = loaded.predict(obs, action_masks=mask, deterministic=True)
+    assert act == model.predict(obs, action_masks=mask, deterministic=True)[0]
+    assert mask[int(act)]
+
+
+def _thunk(rank: int):
+    def make() -> LunatixSingleAgentEnv:
+        return LunatixSingleAgentEnv(num_players=4, learner_seat="random")
+    return make
+
+
+def _play(vec, steps: int = 60) -> list:
+    vec.seed(5)
+    out = [vec.reset().copy()]
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = np.stack(vec.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rew, done, infos = vec.step(actions)
+        out += [obs.copy(), rew.copy(), done.copy(), [i.get("won") for i in infos]]
+    return out
+
+
+def test_grouped_vec_env_steps_like_a_dummy_vec_env() -> None:
+    fns = [_thunk(i) for i in range(3)]
+    dummy = DummyVecEnv(fns)
+    ref = _play(dummy)
+    vec = GroupedVecEnv(fns, processes=2, start_method="fork")  # fork: a fast start
+    try:
+        got = _play(vec)
+        assert vec.get_attr("learner", indices=[2, 0]) == dummy.get_attr("learner",
+                                                                         indices=[2, 0])
+        vec.set_attr("render_mode", "ansi", indices=[1, 2])
+        assert vec.get_attr("render_mode") == [None, "ansi", "ansi"]
+        masks = vec.env_method("action_masks", indices=[2])
+        assert np.array_equal(masks[0], dummy.env_method("action_masks", indices=[2])[0])
+    finally:
+        vec.close()
+    assert len(got) == len(ref)
+    for a, b in zip(ref, got, strict=True):
+        assert np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                              equal_nan=True)
+
+
+def test_evaluation_games_do_not_depend_on_order_or_split() -> None:
+    cfg = TrainConfig(name="t", num_players=2)
+    model = _model(LunatixSingleAgentEnv(num_players=2), trunk=16)
+    for m in (None, model):  # the random policy; the model sampling its actions
+        whole = play_eval_games(m, cfg, 100, [0, 1], deterministic=False)
+        assert play_eval_games(m, cfg, 100, [1], deterministic=False) == whole[1:]
+        assert play_eval_games(m, cfg, 100, [1, 0], deterministic=False) == whole[::-1]
+
+
+def test_policy_act_picks_what_predict_picks() -> None:
+    env = LunatixSingleAgentEnv(num_players=2)
+    model = _model(env)
+    act = policy_act(model)
+    obs, _ = env.reset(seed=4)
+    mask = env.action_masks()
+    for det in (True, False):
+        torch.manual_seed(7)
+        ref = [int(model.predict(obs, action_masks=mask, deterministic=det)[0])
+               for _ in range(20)]
+        torch.manual_seed(7)
+        assert [act(obs, mask, det) for _ in range(20)] == ref
+        assert all(mask[a] for a in ref)
