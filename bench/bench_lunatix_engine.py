@@ -37,25 +37,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from lunatix_env.rules import Game, State  # noqa: E402
+from common import bench_engine, random_legal_actions, verdict  # noqa: E402
+
+from lunatix_env.rules import Game  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
 
 ENGINE_TARGET_RATIO = 5.0  # engine decisions/s over connect_four steps/s, at least
 CLONE_TARGET_DECISIONS = 5.0  # clone time in mean decision times, less than
-
-
-@dataclass
-class EngineResult:
-    """Counts and rates of the random-play engine run."""
-
-    seconds: float
-    decisions: int
-    chance_events: int
-    games: int  # games played to the end within the time budget
-    decisions_per_s: float
-    chance_per_s: float
-    games_per_s: float
-    us_per_decision: float  # wall time per decision, chance events between decisions included
 
 
 @dataclass
@@ -79,49 +67,6 @@ class CloneResult:
     median_us: float
     p95_us: float
     decisions: float  # mean clone time / mean decision time
-
-
-def random_legal_actions(state: State, rng: np.random.Generator) -> dict[int, object]:
-    """A uniformly random legal action for every seat deciding now."""
-    actions = {}
-    for seat in state.current_players():
-        legal = state.legal_actions(seat)
-        actions[seat] = legal[int(rng.integers(len(legal)))]
-    return actions
-
-
-def bench_engine(game: Game, seconds: float, seed: int) -> EngineResult:
-    """Play seeded random games back to back for ``seconds``; count decisions and chance."""
-    rng = np.random.default_rng(seed)
-    decisions = chance = games = 0
-    game_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        state = game.new_initial_state(game_seed)
-        game_seed += 1
-        while not state.is_terminal() and now < deadline:
-            if state.is_chance_node():
-                play_chance(state, rng)
-                chance += 1
-                continue
-            state.apply_actions(random_legal_actions(state, rng))
-            decisions += 1
-            now = time.perf_counter()
-        games += state.is_terminal()
-        now = time.perf_counter()
-    elapsed = now - start
-    return EngineResult(
-        seconds=elapsed,
-        decisions=decisions,
-        chance_events=chance,
-        games=games,
-        decisions_per_s=decisions / elapsed,
-        chance_per_s=chance / elapsed,
-        games_per_s=games / elapsed,
-        us_per_decision=1e6 * elapsed / max(decisions, 1),
-    )
 
 
 def bench_connect_four(seconds: float, seed: int) -> ConnectFourResult:
@@ -167,11 +112,6 @@ def bench_clone(
         p95_us=float(np.percentile(per_state_us, 95)),
         decisions=mean_us / us_per_decision,
     )
-
-
-def verdict(ok: bool) -> str:
-    """'ok' or 'BELOW TARGET'."""
-    return "ok" if ok else "BELOW TARGET"
 
 
 def main(argv: list[str] | None = None) -> dict:

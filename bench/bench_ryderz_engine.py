@@ -48,25 +48,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_lunatix_env
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
+from common import bench_engine, random_legal_actions, verdict  # noqa: E402
+
 from ryderz_env.rules import ChanceKind, DecisionKind, Game, State  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
 
 C4_TARGET_RATIO = 0.5  # engine decisions/s over connect_four steps/s, at least
 CHESS_TARGET_RATIO = 5.0  # engine decisions/s over chess steps/s, at least
-
-
-@dataclass
-class EngineResult:
-    """Counts and rates of the random-play engine run."""
-
-    seconds: float
-    decisions: int
-    chance_events: int
-    games: int  # games played to the end within the time budget
-    decisions_per_s: float
-    chance_per_s: float
-    games_per_s: float
-    us_per_decision: float  # wall time per decision, chance events between decisions included
 
 
 @dataclass
@@ -93,49 +81,6 @@ class PlacementResult:
     p95_us: float
     clone_us: float  # clone() alone, mean over states
     rounds: list[int]  # the round of each state
-
-
-def random_legal_actions(state: State, rng: np.random.Generator) -> dict[int, object]:
-    """A uniformly random legal action for every seat deciding now."""
-    actions = {}
-    for seat in state.current_players():
-        legal = state.legal_actions(seat)
-        actions[seat] = legal[int(rng.integers(len(legal)))]
-    return actions
-
-
-def bench_engine(game: Game, seconds: float, seed: int) -> EngineResult:
-    """Play seeded random games back to back for ``seconds``; count decisions and chance."""
-    rng = np.random.default_rng(seed)
-    decisions = chance = games = 0
-    game_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        state = game.new_initial_state(game_seed)
-        game_seed += 1
-        while not state.is_terminal() and now < deadline:
-            if state.is_chance_node():
-                play_chance(state, rng)
-                chance += 1
-                continue
-            state.apply_actions(random_legal_actions(state, rng))
-            decisions += 1
-            now = time.perf_counter()
-        games += state.is_terminal()
-        now = time.perf_counter()
-    elapsed = now - start
-    return EngineResult(
-        seconds=elapsed,
-        decisions=decisions,
-        chance_events=chance,
-        games=games,
-        decisions_per_s=decisions / elapsed,
-        chance_per_s=chance / elapsed,
-        games_per_s=games / elapsed,
-        us_per_decision=1e6 * elapsed / max(decisions, 1),
-    )
 
 
 def bench_pz(make_env, seconds: float, seed: int) -> AecResult:
@@ -227,11 +172,6 @@ def bench_placement(states: list[State], repeats: int) -> PlacementResult:
         clone_us=statistics.fmean(clone_us),
         rounds=[s.round for s in states],
     )
-
-
-def verdict(ok: bool) -> str:
-    """'ok' or 'BELOW TARGET'."""
-    return "ok" if ok else "BELOW TARGET"
 
 
 def main(argv: list[str] | None = None) -> dict:
