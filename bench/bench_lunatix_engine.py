@@ -25,7 +25,6 @@ Usage: ``python bench/bench_lunatix_engine.py [--seconds 10] [--seed 0] [--json 
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -37,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import bench_engine, random_legal_actions, verdict  # noqa: E402
+from common import bench_engine, engine_line, random_legal_actions, verdict, write_results  # noqa: E402
 
 from lunatix_env.rules import Game  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
@@ -128,9 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{args.seconds:g} s per measurement, seed {args.seed}")
 
     eng = bench_engine(game, args.seconds, args.seed)
-    print(f"lunatix engine : {eng.decisions_per_s:10,.0f} decisions/s  "
-          f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
-          f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)")
+    print(engine_line("lunatix engine", eng))
 
     c4 = bench_connect_four(args.seconds, args.seed)
     print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
@@ -164,10 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
             "clone_ok": cl.decisions < CLONE_TARGET_DECISIONS,
         },
     }
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return results
+    return write_results(args.json, results)
 
 
 if __name__ == "__main__":

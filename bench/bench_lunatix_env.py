@@ -29,7 +29,6 @@ Usage: ``python bench/bench_lunatix_env.py [--seconds 10] [--seed 0] [--json out
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import time
@@ -42,6 +41,8 @@ import numpy as np
 from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+
+from common import write_results  # noqa: E402
 
 import lunatix_env  # noqa: E402
 
@@ -239,10 +240,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "lunatix_aec_over_connect_four": ratio,
         "targets": {"lunatix_aec_over_connect_four_min": AEC_TARGET_RATIO, "aec_ok": ok},
     })
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return results
+    return write_results(args.json, results)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ Usage: ``python bench/bench_ryderz_engine.py [--seconds 10] [--seed 0] [--json o
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -48,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_lunatix_env
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import bench_engine, random_legal_actions, verdict  # noqa: E402
+from common import bench_engine, engine_line, random_legal_actions, verdict, write_results  # noqa: E402
 
 from ryderz_env.rules import ChanceKind, DecisionKind, Game, State  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
@@ -192,9 +191,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{args.seconds:g} s per throughput run, seed {args.seed}")
 
     eng = bench_engine(game, args.seconds, args.seed)
-    print(f"ryderz engine  : {eng.decisions_per_s:10,.0f} decisions/s  "
-          f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
-          f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)")
+    print(engine_line("ryderz engine", eng))
 
     from bench_lunatix_env import chess_env_factory, connect_four_env
 
@@ -253,10 +250,7 @@ def main(argv: list[str] | None = None) -> dict:
             "chess_ok": None if chess_ratio is None else chess_ratio >= CHESS_TARGET_RATIO,
         },
     }
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return results
+    return write_results(args.json, results)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ find this module beside them."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -73,3 +75,18 @@ def bench_engine(game: Any, seconds: float, seed: int) -> EngineResult:
 def verdict(ok: bool) -> str:
     """'ok' or 'BELOW TARGET'."""
     return "ok" if ok else "BELOW TARGET"
+
+
+def engine_line(name: str, eng: EngineResult) -> str:
+    """One printed line of an engine run."""
+    return (f"{name:<15}: {eng.decisions_per_s:10,.0f} decisions/s  "
+            f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
+            f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)")
+
+
+def write_results(path: Path | None, results: dict[str, Any]) -> dict[str, Any]:
+    """Write ``results`` as JSON to ``path`` (when given); returns them."""
+    if path is not None:
+        path.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {path}")
+    return results
