@@ -65,6 +65,8 @@ class MachineQueries:
     winner: int | None
     game: Any
     decision_kinds: ClassVar[type[enum.Enum]]
+    #: the ``status`` of a game in progress (an identity test: is_terminal runs very often)
+    in_progress: ClassVar[enum.Enum]
 
     def current_players(self) -> tuple[int, ...]:
         """Seats deciding now (several at a simultaneous node)."""
@@ -87,7 +89,7 @@ class MachineQueries:
 
     def is_terminal(self) -> bool:
         """True once the game is over."""
-        return self.status.value != "in_progress"
+        return self.status is not self.in_progress
 
     def returns(self) -> list[float]:
         """Zero-sum: +win_reward to the winner, -win_reward/(n-1) to each other seat; zeros

@@ -159,6 +159,7 @@ class State(MachineQueries):
     """A Lunatix Loop game in progress. Build it with ``Game.new_initial_state``."""
 
     decision_kinds = DecisionKind
+    in_progress = Outcome.IN_PROGRESS
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
         self.game = game

@@ -102,6 +102,7 @@ class State(MachineQueries):
     """A Lazer Ryderz game in progress. Build it with ``Game.new_initial_state``."""
 
     decision_kinds = DecisionKind
+    in_progress = Outcome.IN_PROGRESS
 
     def __init__(self, game: Game, seed: int | None = None, *, _empty: bool = False) -> None:
         self.game = game
