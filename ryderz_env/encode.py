@@ -45,7 +45,7 @@ RAY_SAGITTA = 0.02
 
 @functools.lru_cache(maxsize=8192)
 def _capsules(el: Element, half_width: float, lp_width: float,
-              lp_depth: float) -> tuple[np.ndarray, float]:
+              lp_depth: float) -> tuple[np.ndarray, np.ndarray]:
     """World centreline chords (k, 2, 2) of an element and their capsule radius (cached per
     element: elements are immutable and shared between states). A Launch Point is one
     capsule across its middle, as wide and as deep as the token."""
@@ -53,8 +53,9 @@ def _capsules(el: Element, half_width: float, lp_width: float,
         r = lp_depth / 2.0
         half = max(0.0, lp_width / 2.0 - r)
         pts = to_world(np.array([[r, -half], [r, half]]), el.pose)
-        return pts[None, :, :], r
-    return _chords(el), half_width
+        return pts[None, :, :], np.array([r])
+    chords = _chords(el)
+    return chords, np.full(len(chords), half_width)
 
 
 def _chords(el: Element) -> np.ndarray:
@@ -75,44 +76,44 @@ def _chords(el: Element) -> np.ndarray:
 def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
                   radii: np.ndarray, max_range: float) -> np.ndarray:
     """For each unit direction (R, 2), the distance along the ray from ``origin`` to the
-    first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``."""
-    out = np.full(len(dirs), max_range)
+    first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``.
+
+    One pass over both long sides of every capsule (ray against segment) and one over both
+    round ends (ray against circle), all relative to the origin; an origin inside a capsule
+    sees it at distance 0.
+    """
     if not len(segs):
-        return out
-    o = np.asarray(origin)
-    a, b = segs[:, 0, :], segs[:, 1, :]
-    ab = b - a
-    length = np.hypot(ab[:, 0], ab[:, 1])
-    u = ab / np.maximum(length, 1e-12)[:, None]
-    nrm = np.column_stack([-u[:, 1], u[:, 0]])
-    d = dirs[:, None, :]  # (R, 1, 2)
-    best = np.full((len(dirs), len(segs)), np.inf)
-    # the two long sides: o + t d = p + s u, 0 <= s <= length
-    denom = d[..., 0] * u[None, :, 1] - d[..., 1] * u[None, :, 0]  # cross(d, u)
-    ok = np.abs(denom) > 1e-12
-    safe = np.where(ok, denom, 1.0)
-    for sign in (1.0, -1.0):
-        p = a + sign * radii[:, None] * nrm
-        w = p - o  # (S, 2)
-        t = (w[None, :, 0] * u[None, :, 1] - w[None, :, 1] * u[None, :, 0]) / safe
-        s = (w[None, :, 0] * d[..., 1] - w[None, :, 1] * d[..., 0]) / safe
-        hit = ok & (t >= 0) & (s >= 0) & (s <= length[None, :])
-        best = np.where(hit & (t < best), t, best)
-    # the round ends
-    for c in (a, b):
-        w = c - o
-        bb = w[None, :, 0] * d[..., 0] + w[None, :, 1] * d[..., 1]
-        cc = (w[:, 0] ** 2 + w[:, 1] ** 2 - radii ** 2)[None, :]
-        disc = bb * bb - cc
-        t = bb - np.sqrt(np.maximum(disc, 0.0))
-        hit = (disc >= 0) & (t >= 0)
-        best = np.where(hit & (t < best), t, best)
-    # an origin inside a capsule sees it at distance 0
-    proj = np.clip(((o - a) * u).sum(axis=1), 0.0, length)
-    near = a + proj[:, None] * u
-    inside = np.hypot(near[:, 0] - o[0], near[:, 1] - o[1]) < radii
-    best[:, inside] = 0.0
-    return np.minimum(out, best.min(axis=1))
+        return np.full(len(dirs), max_range)
+    ox, oy = origin
+    ax, ay = segs[:, 0, 0] - ox, segs[:, 0, 1] - oy
+    bx, by = segs[:, 1, 0] - ox, segs[:, 1, 1] - oy
+    ex, ey = bx - ax, by - ay
+    length = np.hypot(ex, ey)
+    inv = 1.0 / np.maximum(length, 1e-12)
+    ux, uy = ex * inv, ey * inv
+    dx, dy = dirs[:, 0:1], dirs[:, 1:2]  # (R, 1)
+    # the long sides p = a +- r n, n = (-uy, ux): o + t d = p + s u, 0 <= s <= length
+    px = np.concatenate([ax - radii * uy, ax + radii * uy])
+    py = np.concatenate([ay + radii * ux, ay - radii * ux])
+    su, sv, sl = np.concatenate([ux, ux]), np.concatenate([uy, uy]), np.concatenate(
+        [length, length])
+    denom = dx * sv - dy * su
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (px * sv - py * su) / denom
+        s = (px * dy - py * dx) / denom
+        side = np.where((t >= 0) & (s >= 0) & (s <= sl), t, np.inf).min(axis=1)
+        # the round ends: |c - t d| = r
+        cx, cy = np.concatenate([ax, bx]), np.concatenate([ay, by])
+        rr = np.concatenate([radii, radii]) ** 2
+        bb = cx * dx + cy * dy
+        disc = bb * bb - (cx * cx + cy * cy - rr)
+        t2 = bb - np.sqrt(disc)
+        end = np.where((disc >= 0) & (t2 >= 0), t2, np.inf).min(axis=1)
+    best = np.minimum(side, end)
+    proj = np.clip(-(ax * ux + ay * uy), 0.0, length)
+    if (np.hypot(ax + proj * ux, ay + proj * uy) < radii).any():
+        best[:] = 0.0
+    return np.minimum(best, max_range)
 
 
 class VectorEncoder:
@@ -182,7 +183,7 @@ class VectorEncoder:
                 continue  # the piece the head sits on
             chords, rad = _capsules(el, self.half_width, self.lp_width, self.lp_depth)
             segs.append(chords)
-            radii.append(np.full(len(chords), rad))
+            radii.append(rad)
         if segs:
             dist = ray_distances(origin, dirs, np.concatenate(segs), np.concatenate(radii),
                                  self.ray_range)
@@ -214,7 +215,7 @@ class VectorEncoder:
     def encode(self, state: State, seat: int) -> np.ndarray:
         """The observation of ``seat`` (float32, length ``size``)."""
         g, r, n = self.game, self.game.rules, self.n
-        out = np.zeros(self.size, dtype=np.float32)
+        out = [0.0] * self.size  # slot writes into a list, one conversion at the end
         seats = [(seat + k) % n for k in range(n)]
         rel = {s: k for k, s in enumerate(seats)}
         i = 0
@@ -281,7 +282,7 @@ class VectorEncoder:
                 out[i + 4 + (0 if q.owner < 0 else 1 + rel[q.owner])] = 1.0
                 out[i + 5 + n] = float(state.locked(j))
             i += 6 + n
-        out[i:i + self.num_rays] = self.rays(state, seat)
+        out[i:i + self.num_rays] = self.rays(state, seat).tolist()
         i += self.num_rays
         for s in seats:
             els = state.players[s].lazer[-self.recent:]
@@ -292,5 +293,5 @@ class VectorEncoder:
                 out[b + 3], out[b + 4] = self._rel(fr, el.exit.x, el.exit.y)
                 out[b + 5] = float(el.is_launch)
             i += 6 * self.recent
-        assert i == self.size
-        return np.clip(out, -1.0, 1.0, out=out)
+        vec = np.array(out, dtype=np.float32)
+        return np.clip(vec, -1.0, 1.0, out=vec)
