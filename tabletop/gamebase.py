@@ -8,11 +8,13 @@ round trip for records; ``MachineQueries`` the protocol queries of a task-machin
 from __future__ import annotations
 
 import enum
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tabletop.config import from_mapping, to_mapping
+from tabletop.errors import IllegalActionError
 from tabletop.protocol import GameOutcome
 
 
@@ -35,7 +37,10 @@ class GameBase:
     """Mixin for a game built from ``self.rules`` (a frozen config dataclass)."""
 
     rules: Any
+    codec: Any
     rules_class: ClassVar[type]
+    #: the module with ``state_from_dict(game, data)`` (imported on first use)
+    serialize_module: ClassVar[str]
 
     def config_dict(self) -> dict[str, Any]:
         """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
@@ -53,6 +58,17 @@ class GameBase:
     def num_players(self) -> int:
         """Number of seats."""
         return self.rules.num_players
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> Any:
+        """Rebuild and validate a state from ``State.to_dict()`` output."""
+        return importlib.import_module(self.serialize_module).state_from_dict(self, data)
+
+    def action_to_int(self, action: Any) -> int:
+        """The flat index of ``action`` (of its discrete part, for a continuous action)."""
+        try:
+            return self.codec.encode(action)
+        except (KeyError, AttributeError):
+            raise IllegalActionError(f"{action} is not an action of this game") from None
 
 
 class MachineQueries:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ class Game(GameBase):
     """
 
     rules_class = RulesConfig
+    serialize_module = "lunatix_env.rules.serialize"
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
         if isinstance(config, RulesConfig):
@@ -89,19 +89,6 @@ class Game(GameBase):
         caller with its own ``numpy.random.Generator``.
         """
         return State(self, seed)
-
-    def state_from_dict(self, data: Mapping[str, Any]) -> State:
-        """Rebuild and validate a state from ``State.to_dict()`` output."""
-        from lunatix_env.rules.serialize import state_from_dict
-
-        return state_from_dict(self, data)
-
-    def action_to_int(self, action: Action) -> int:
-        """The flat index of ``action``."""
-        try:
-            return self.codec.encode(action)
-        except KeyError:
-            raise IllegalActionError(f"{action} is not an action of this game") from None
 
     def int_to_action(self, index: int) -> Action:
         """The action at flat ``index``."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ class Game(GameBase):
     """
 
     rules_class = RulesConfig
+    serialize_module = "ryderz_env.rules.serialize"
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
         if isinstance(config, RulesConfig):
@@ -137,20 +137,7 @@ class Game(GameBase):
         always resolved by the caller with its own ``numpy.random.Generator``."""
         return State(self, seed)
 
-    def state_from_dict(self, data: Mapping[str, Any]) -> State:
-        """Rebuild and validate a state from ``State.to_dict()`` output."""
-        from ryderz_env.rules.serialize import state_from_dict
-
-        return state_from_dict(self, data)
-
     # ------------------------------------------------------------------ actions
-    def action_to_int(self, action: Action) -> int:
-        """The flat index of ``action``'s discrete part."""
-        try:
-            return self.codec.encode(action)
-        except (KeyError, AttributeError):
-            raise IllegalActionError(f"{action} is not an action of this game") from None
-
     def int_to_action(self, index: int, x: float = 0.0) -> Action:
         """The action at flat ``index`` (a Launch Point gets position ``x``)."""
         if isinstance(index, bool) or not isinstance(index, numbers.Integral | np.integer) \
