@@ -24,7 +24,6 @@ Usage: ``python bench/bench_lunatix_engine.py [--seconds 10] [--seed 0] [--json 
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import sys
@@ -36,7 +35,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import bench_engine, engine_line, random_legal_actions, verdict, write_results  # noqa: E402
+from common import (  # noqa: E402
+    bench_engine,
+    engine_line,
+    header,
+    parser,
+    random_legal_actions,
+    verdict,
+    write_results,
+)
 
 from lunatix_env.rules import Game  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
@@ -115,16 +122,12 @@ def bench_clone(
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the three measurements, print them, optionally write JSON; returns the results."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall time per measurement")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the first game and the rngs")
+    ap = parser(__doc__, "wall time per measurement")
     ap.add_argument("--clone-repeats", type=int, default=20, help="clones timed per state")
-    ap.add_argument("--json", type=Path, default=None, help="write the results here")
     args = ap.parse_args(argv)
 
     game = Game()
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.seconds:g} s per measurement, seed {args.seed}")
+    header(args, "measurement")
 
     eng = bench_engine(game, args.seconds, args.seed)
     print(engine_line("lunatix engine", eng))

@@ -28,7 +28,6 @@ Usage: ``python bench/bench_lunatix_env.py [--seconds 10] [--seed 0] [--json out
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
@@ -42,7 +41,7 @@ from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import write_results  # noqa: E402
+from common import header, parser, write_results  # noqa: E402
 
 import lunatix_env  # noqa: E402
 
@@ -194,14 +193,10 @@ def show(name: str, res: Result, unit: str = "steps/s") -> None:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the measurements, print them, optionally write JSON; returns the results."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall time per measurement")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the first game and the rngs")
-    ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    ap = parser(__doc__, "wall time per measurement")
     args = ap.parse_args(argv)
 
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.seconds:g} s per measurement, seed {args.seed}")
+    header(args, "measurement")
     results: dict[str, Any] = {
         "python": platform.python_version(),
         "machine": platform.machine(),

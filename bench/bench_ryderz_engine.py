@@ -34,7 +34,6 @@ Usage: ``python bench/bench_ryderz_engine.py [--seconds 10] [--seed 0] [--json o
 
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import sys
@@ -47,7 +46,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_lunatix_env
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import bench_engine, engine_line, random_legal_actions, verdict, write_results  # noqa: E402
+from common import (  # noqa: E402
+    bench_engine,
+    engine_line,
+    header,
+    parser,
+    random_legal_actions,
+    verdict,
+    write_results,
+)
 
 from ryderz_env.rules import ChanceKind, DecisionKind, Game, State  # noqa: E402
 from tabletop.protocol import play_chance  # noqa: E402
@@ -175,20 +182,16 @@ def bench_placement(states: list[State], repeats: int) -> PlacementResult:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the measurements, print them, optionally write JSON; returns the results."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall time per throughput run")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the first game and the rngs")
+    ap = parser(__doc__, "wall time per throughput run")
     ap.add_argument("--few", type=int, default=5, help="pieces down, the small placement case")
     ap.add_argument("--many", type=int, default=60, help="pieces down, the large case")
     ap.add_argument("--placement-table", default="large", help="table of the placement states")
     ap.add_argument("--placement-states", type=int, default=3, help="states per case")
     ap.add_argument("--repeats", type=int, default=20, help="timings per (action, face) pair")
-    ap.add_argument("--json", type=Path, default=None, help="write the results here")
     args = ap.parse_args(argv)
 
     game = Game()
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.seconds:g} s per throughput run, seed {args.seed}")
+    header(args, "throughput run")
 
     eng = bench_engine(game, args.seconds, args.seed)
     print(engine_line("ryderz engine", eng))

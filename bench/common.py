@@ -4,7 +4,9 @@ find this module beside them."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,3 +92,18 @@ def write_results(path: Path | None, results: dict[str, Any]) -> dict[str, Any]:
         path.write_text(json.dumps(results, indent=2) + "\n")
         print(f"wrote {path}")
     return results
+
+
+def parser(doc: str | None, seconds_help: str) -> argparse.ArgumentParser:
+    """The command line every benchmark shares: ``--seconds``, ``--seed`` and ``--json``."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=10.0, help=seconds_help)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first game and the rngs")
+    ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    return ap
+
+
+def header(args: argparse.Namespace, per: str) -> None:
+    """Print the Python version, the machine and the run's settings."""
+    print(f"python {platform.python_version()} on {platform.machine()}, "
+          f"{args.seconds:g} s per {per}, seed {args.seed}")

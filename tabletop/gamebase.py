@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tabletop.config import from_mapping, to_mapping
-from tabletop.errors import IllegalActionError
+from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.protocol import GameOutcome
 
 
@@ -41,6 +41,17 @@ class GameBase:
     rules_class: ClassVar[type]
     #: the module with ``state_from_dict(game, data)`` (imported on first use)
     serialize_module: ClassVar[str]
+
+    @classmethod
+    def resolve_rules(cls, config: Any, overrides: Mapping[str, Any],
+                      loader: Any) -> Any:
+        """The rules: ``config`` itself when it is a rules object (no overrides allowed
+        then), else ``loader(config, **overrides)`` (a path, or None for the default)."""
+        if isinstance(config, cls.rules_class):
+            if overrides:
+                raise ConfigError("overrides go with a config path, not a RulesConfig object")
+            return config
+        return loader(config, **overrides)
 
     def config_dict(self) -> dict[str, Any]:
         """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""

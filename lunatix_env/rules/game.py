@@ -35,13 +35,7 @@ class Game(GameBase):
     serialize_module = "lunatix_env.rules.serialize"
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
-        if isinstance(config, RulesConfig):
-            if overrides:
-                raise ConfigError("overrides go with a config path, not a RulesConfig object")
-            rules = config
-        else:
-            rules = load_rules(config, **overrides)
-        self.rules = rules
+        self.rules = rules = self.resolve_rules(config, overrides, load_rules)
         self.decks = load_decks(rules)
         self.track: Track = load_track(rules.resolve(rules.track))
         if len(self.track.start_dots) < rules.num_players:

@@ -51,13 +51,7 @@ class Game(GameBase):
     serialize_module = "ryderz_env.rules.serialize"
 
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
-        if isinstance(config, RulesConfig):
-            if overrides:
-                raise ConfigError("overrides go with a config path, not a RulesConfig object")
-            rules = config
-        else:
-            rules = load_rules(config, **overrides)
-        self.rules = rules
+        self.rules = rules = self.resolve_rules(config, overrides, load_rules)
         self.pieces = load_pieces(rules)
         try:
             self.table = Table(load_table(rules), self.pieces.arc_max_sagitta)
