@@ -273,6 +273,7 @@ class VectorEncoder:
             out[i] = state.score(s) / r.win_prizms
             out[i + 1] = sum(map(sum, p.supply)) / (sum(map(sum, g.supply)) or 1)
             i += 2
+        locks = state.locks()
         for j in range(self.prizm_slots):
             if j < len(state.prizms):
                 q = state.prizms[j]
@@ -280,7 +281,7 @@ class VectorEncoder:
                 out[i], out[i + 1], out[i + 2] = 1.0, x, y
                 out[i + 3] = min(1.0, math.hypot(x, y))
                 out[i + 4 + (0 if q.owner < 0 else 1 + rel[q.owner])] = 1.0
-                out[i + 5 + n] = float(state.locked(j))
+                out[i + 5 + n] = float(locks[j])
             i += 6 + n
         out[i:i + self.num_rays] = self.rays(state, seat).tolist()
         i += self.num_rays

@@ -284,3 +284,20 @@ def test_observation_flags_a_player_without_a_lazer_and_hides_aimed_positions() 
     assert [p["on_table"] for p in obs["players"]] == [False] * 4
     assert "-0.3" not in json.dumps(obs) and "tasks" not in obs
     assert obs["chance"] == "launch_noise"
+
+
+def test_locks_agree_with_locked_for_every_prizm() -> None:
+    g = Game(powers=True)
+    s, rng = random_state(g, 8, 0)
+    seen = 0
+    for _ in range(400):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.apply_chance(s.sample_chance(rng))
+            continue
+        assert s.locks() == [s.locked(j) for j in range(len(s.prizms))]
+        seen += sum(s.locks())
+        s.apply_actions({p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
+                         for p in s.current_players()})
+    assert seen > 0  # some Prizms were locked along the way

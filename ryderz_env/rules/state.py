@@ -717,6 +717,29 @@ class State(MachineQueries):
         d = shapely.distance(shapely.Point(pz.x, pz.y), polys[near])
         return {els[i].owner for i, di in zip(near, d, strict=True) if di < reach}
 
+    def locks(self) -> list[bool]:
+        """:meth:`locked` for every Prizm at once: bounding boxes of all pairs in one numpy
+        pass, exact distances of the near pairs in one shapely call."""
+        if not self.prizms:
+            return []
+        r = self.game.rules
+        reach = r.prizm_radius + r.touch_tolerance
+        els, polys = self._table_index()
+        owners = [set() for _ in self.prizms]
+        if els:
+            c = np.array([(q.x, q.y) for q in self.prizms])
+            b = np.array([e.bbox for e in els])
+            near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0]
+                    - reach) & (b[None, :, 1] <= c[:, None, 1] + reach)
+                    & (b[None, :, 3] >= c[:, None, 1] - reach))
+            pj, ei = np.nonzero(near)
+            if len(pj):
+                d = shapely.distance(shapely.points(c[pj]), polys[ei])
+                for j, i, di in zip(pj.tolist(), ei.tolist(), d.tolist(), strict=True):
+                    if di < reach:
+                        owners[j].add(els[i].owner)
+        return [len(o) >= 2 or q.owner in o for q, o in zip(self.prizms, owners, strict=True)]
+
     # ------------------------------------------------------------------ the table index
     def _table_index(self) -> tuple[list[Element], np.ndarray]:
         """Every element on the table (by seat, then age) and their polygons as an array."""
