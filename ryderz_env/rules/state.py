@@ -164,8 +164,12 @@ class State(MachineQueries):
 
     def locked(self, j: int) -> bool:
         """Whether Prizm ``j`` is locked (computed from the table, never stored)."""
-        owners = self._touching_colours(j)
-        return len(owners) >= 2 or self.prizms[j].owner in owners
+        return self._locked_by(self.prizms[j], self._touching_colours(j))
+
+    @staticmethod
+    def _locked_by(prizm: Prizm, colours: set[int]) -> bool:
+        """The lock rule: two or more colours touch it, or it lies on its own colour."""
+        return len(colours) >= 2 or prizm.owner in colours
 
     # ------------------------------------------------------------------ chance
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -705,40 +709,36 @@ class State(MachineQueries):
             d -= step
         return start
 
-    def _touching_colours(self, j: int) -> set[int]:
-        pz = self.prizms[j]
-        reach = self.game.rules.prizm_radius + self.game.rules.touch_tolerance
-        els, polys = self._table_index()
-        x0, x1, y0, y1 = pz.x - reach, pz.x + reach, pz.y - reach, pz.y + reach
-        near = [i for i, e in enumerate(els) if e.bbox[0] <= x1 and e.bbox[2] >= x0
-                and e.bbox[1] <= y1 and e.bbox[3] >= y0]
-        if not near:
-            return set()
-        d = shapely.distance(shapely.Point(pz.x, pz.y), polys[near])
-        return {els[i].owner for i, di in zip(near, d, strict=True) if di < reach}
-
-    def locks(self) -> list[bool]:
-        """:meth:`locked` for every Prizm at once: bounding boxes of all pairs in one numpy
-        pass, exact distances of the near pairs in one shapely call."""
-        if not self.prizms:
-            return []
+    def _colours_near(self, js: list[int]) -> list[set[int]]:
+        """For each Prizm in ``js``, the owners of the Lazers touching its disc: bounding
+        boxes of all pairs in one numpy pass, exact distances of the near pairs in one
+        shapely call."""
         r = self.game.rules
         reach = r.prizm_radius + r.touch_tolerance
         els, polys = self._table_index()
-        owners = [set() for _ in self.prizms]
-        if els:
-            c = np.array([(q.x, q.y) for q in self.prizms])
-            b = np.array([e.bbox for e in els])
-            near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0]
-                    - reach) & (b[None, :, 1] <= c[:, None, 1] + reach)
-                    & (b[None, :, 3] >= c[:, None, 1] - reach))
-            pj, ei = np.nonzero(near)
-            if len(pj):
-                d = shapely.distance(shapely.points(c[pj]), polys[ei])
-                for j, i, di in zip(pj.tolist(), ei.tolist(), d.tolist(), strict=True):
-                    if di < reach:
-                        owners[j].add(els[i].owner)
-        return [len(o) >= 2 or q.owner in o for q, o in zip(self.prizms, owners, strict=True)]
+        owners: list[set[int]] = [set() for _ in js]
+        if not els or not js:
+            return owners
+        c = np.array([(self.prizms[j].x, self.prizms[j].y) for j in js])
+        b = np.array([e.bbox for e in els])
+        near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0] - reach)
+                & (b[None, :, 1] <= c[:, None, 1] + reach)
+                & (b[None, :, 3] >= c[:, None, 1] - reach))
+        pk, ei = np.nonzero(near)
+        if len(pk):
+            d = shapely.distance(shapely.points(c[pk]), polys[ei])
+            for k, i, di in zip(pk.tolist(), ei.tolist(), d.tolist(), strict=True):
+                if di < reach:
+                    owners[k].add(els[i].owner)
+        return owners
+
+    def _touching_colours(self, j: int) -> set[int]:
+        return self._colours_near([j])[0]
+
+    def locks(self) -> list[bool]:
+        """:meth:`locked` for every Prizm at once."""
+        colours = self._colours_near(list(range(len(self.prizms))))
+        return [self._locked_by(q, o) for q, o in zip(self.prizms, colours, strict=True)]
 
     # ------------------------------------------------------------------ the table index
     def _table_index(self) -> tuple[list[Element], np.ndarray]:
