@@ -41,7 +41,7 @@ from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import header, parser, write_results  # noqa: E402
+from common import header, parser, verdict, write_results  # noqa: E402
 
 import lunatix_env  # noqa: E402
 
@@ -176,11 +176,6 @@ def chess_env_factory() -> Callable[[], AECEnv] | None:
     except ImportError:
         return None
     return chess_v6.env
-
-
-def verdict(ok: bool) -> str:
-    """'ok' or 'BELOW TARGET'."""
-    return "ok" if ok else "BELOW TARGET"
 
 
 def show(name: str, res: Result, unit: str = "steps/s") -> None:

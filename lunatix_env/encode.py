@@ -25,7 +25,7 @@ import numpy as np
 
 from lunatix_env.rules import Game, State
 from lunatix_env.rules.config import HazardEffect
-from lunatix_env.rules.state import Car, DecisionKind
+from lunatix_env.rules.state import Car, DecisionKind, laps_done
 from tabletop.errors import ConfigError
 
 DECISIONS = tuple(DecisionKind)
@@ -34,14 +34,6 @@ STATIC_PLANES = ("square", "curve", "rating", "opening")
 DYNAMIC_PLANES = ("wreck", "tacks", "oil", "glue")
 CAR_FEATURES = 31
 LOCAL_FEATURES = 12
-
-try:  # the ufunc behind np.clip: min(max(x, lo), hi) in one call, without np.clip's checks
-    from numpy._core.umath import clip as _clip  # numpy >= 2
-except ImportError:  # pragma: no cover - older numpy
-    try:
-        from numpy.core.umath import clip as _clip
-    except ImportError:
-        _clip = None
 
 
 class ObservationEncoder:
@@ -328,7 +320,7 @@ class ObservationEncoder:
             t[k + 1] = d.get("hits", 0) / 8.0
             t[k + 2] = float(deck == "hazard")
             t[k + 3] = float(deck == "turbo")
-            if deck == "hazard" or ("card" in d and deck is None and "deck" not in d):
+            if deck == "hazard" or ("card" in d and "deck" not in d):
                 t[k + 4 + d["card"]] = 1.0
             elif deck == "turbo":
                 t[k + 4 + self.num_hazard + d["card"]] = 1.0
@@ -339,11 +331,8 @@ class ObservationEncoder:
         planes.release()
         # copied in clamped to [-1, 1]
         tail = out[ps:]
-        if _clip is not None:
-            _clip(tail, self._minus_one, self._one, out=tail)
-        else:
-            np.minimum(tail, self._one, out=tail)
-            np.maximum(tail, self._minus_one, out=tail)
+        np.minimum(tail, self._one, out=tail)
+        np.maximum(tail, self._minus_one, out=tail)
         return out
 
     def _car_bytes(self, c: Car, card: int | None, pit_counter: int) -> bytes:
@@ -362,7 +351,7 @@ class ObservationEncoder:
         block = [
             speed / speed_scale,
             max_speed / max_scale,
-            max(0, math.floor(best_u / length + 1e-9)) / lap_norm,
+            laps_done(best_u, length) / lap_norm,
             owed / 2,
             luck / luck_norm,
             ch[0] / cap,

@@ -273,17 +273,16 @@ class GameSession:
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}
         before = self.state.clone() if self._shaping_on() else None
-        decode = self.adapter.decode_action
-        if len(acts) == 1:  # the common case, without the sorting
-            [(seat, a)] = acts.items()
-            self.state.apply_actions({seat: decode(self.state, seat, a)})
-            event = {str(seat): a}
-        else:
-            self.state.apply_actions({s: decode(self.state, s, a) for s, a in acts.items()})
-            event = {str(s): a for s, a in sorted(acts.items())}
-        self._changed()
-        self.record.events.append({"actions": event})
+        self._apply(acts)
         self._advance(before)
+
+    def _apply(self, acts: dict[int, int]) -> None:
+        """Apply one action int per decider to the state and log them in the record."""
+        s = self.state
+        decode = self.adapter.decode_action
+        s.apply_actions({k: decode(s, k, v) for k, v in acts.items()})
+        self._changed()
+        self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
 
     def _shaping_on(self) -> bool:
         return self.adapter.shaping_enabled()
@@ -313,10 +312,7 @@ class GameSession:
             if any(p not in self.buffer for p in s.current_players()):
                 break
             acts, self.buffer = self.buffer, {}
-            decode = self.adapter.decode_action
-            s.apply_actions({k: decode(s, k, v) for k, v in acts.items()})
-            self._changed()
-            self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
+            self._apply(acts)
         if before is not None:
             shaped = self.adapter.shaping(before, s)
             if shaped is not None:

@@ -66,3 +66,16 @@ def test_malformed_record_is_rejected():
         GameRecord.from_dict({"schema": "other", "version": 1, "events": []})
     with pytest.raises(InvalidStateError, match="event 0"):
         GameRecord.from_dict({"schema": "tabletop/record", "version": 1, "events": [{"x": 1}]})
+
+
+def test_json_value_turns_numpy_and_nested_outcomes_into_plain_json() -> None:
+    import json
+
+    import numpy as np
+
+    from tabletop.records import json_value
+
+    v = json_value((np.int64(1), [np.float32(0.5), np.array([2, 3])], "x", 2.5))
+    assert v == [1, [0.5, [2, 3]], "x", 2.5]
+    assert type(v[0]) is int and type(v[1][0]) is float
+    assert json.loads(json.dumps(v)) == v

@@ -155,6 +155,11 @@ class Car:
 _LIST_FIELDS = ("chips", "gadgets", "spent", "lunacies")
 
 
+
+def laps_done(best_u: float, length: float) -> int:
+    """Completed laps for a high-water mark ``best_u`` on a lap of ``length``."""
+    return max(0, math.floor(best_u / length + 1e-9))
+
 class State(MachineQueries):
     """A Lunatix Loop game in progress. Build it with ``Game.new_initial_state``."""
 
@@ -195,7 +200,7 @@ class State(MachineQueries):
     # ------------------------------------------------------------------ protocol: queries
     def laps(self, seat: int) -> int:
         """Completed laps of ``seat`` (high-water mark; the start crossing is not one)."""
-        return max(0, math.floor(self.cars[seat].best_u / self.game.track.length + 1e-9))
+        return laps_done(self.cars[seat].best_u, self.game.track.length)
 
     def laps_required(self, seat: int) -> int:
         """Laps ``seat`` must complete to win, including laps owed after a pit pass."""
