@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import shapely
 from determinism import assert_same_in_two_processes
 
 from ryderz_env.rules import (
@@ -286,7 +287,19 @@ def test_observation_flags_a_player_without_a_lazer_and_hides_aimed_positions() 
     assert obs["chance"] == "launch_noise"
 
 
-def test_locks_agree_with_locked_for_every_prizm() -> None:
+def reference_locks(s: State) -> list[bool]:
+    """The lock rule by brute force: every element's distance to every Prizm centre."""
+    r = s.game.rules
+    out = []
+    for q in s.prizms:
+        colours = {e.owner for e in s.elements()
+                   if shapely.distance(shapely.Point(q.x, q.y), e.poly)
+                   < r.prizm_radius + r.touch_tolerance}
+        out.append(len(colours) >= 2 or q.owner in colours)
+    return out
+
+
+def test_locks_agree_with_a_brute_force_reference_for_every_prizm() -> None:
     g = Game(powers=True)
     s, rng = random_state(g, 8, 0)
     seen = 0
@@ -296,7 +309,7 @@ def test_locks_agree_with_locked_for_every_prizm() -> None:
         if s.is_chance_node():
             s.apply_chance(s.sample_chance(rng))
             continue
-        assert s.locks() == [s.locked(j) for j in range(len(s.prizms))]
+        assert s.locks() == [s.locked(j) for j in range(len(s.prizms))] == reference_locks(s)
         seen += sum(s.locks())
         s.apply_actions({p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
                          for p in s.current_players()})

@@ -441,7 +441,7 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
 def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
                 prizms: list[tuple[float, float]], table: Table, radius: float,
                 clearance: float, tol: float,
-                boxes: list[tuple[float, float, float, float]] | None = None,
+                boxes: np.ndarray | list[tuple[float, float, float, float]] | None = None,
                 ) -> tuple[float, float] | None:
     """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
     and other Prizm and wholly on the table; ``None`` when there is none. ``boxes``, when

@@ -16,7 +16,6 @@ from ryderz_env.rules.state import (
     Player,
     Prizm,
     State,
-    _copy_json,
 )
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import as_bool, as_int, as_ints, as_list, as_num, bad, key
@@ -30,6 +29,15 @@ KIND_NAMES = {PieceKind.STRAIGHT: "straight", PieceKind.SOFT: "soft", PieceKind.
               PieceKind.LAUNCH: "launch"}
 _KINDS = {v: k for k, v in KIND_NAMES.items()}
 _TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
+
+
+def _copy_json(v: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples as lists)."""
+    if isinstance(v, dict):
+        return {k: _copy_json(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_copy_json(x) for x in v]
+    return v
 
 
 def _pose(p: Pose | None) -> list[float] | None:

@@ -131,8 +131,7 @@ class State(MachineQueries):
 
     def _reset_caches(self) -> None:
         self._legal: dict[int, list[Action]] = {}
-        self._index: tuple[list[Element], np.ndarray] | None = None
-        self._clear_launch: Element | None = None  # the last Launch Point found clear
+        self._index: tuple[list[Element], np.ndarray, np.ndarray] | None = None
 
     def clone(self) -> State:
         """An independent copy (pieces are immutable and shared)."""
@@ -142,9 +141,12 @@ class State(MachineQueries):
         c.round, c.marker, c.order, c.turn_id = self.round, self.marker, list(self.order), \
             self.turn_id
         c.tasks = list(self.tasks)
-        c.decision = _copy_json(self.decision)
-        c.chance = _copy_json(self.chance)
-        c.turn = _copy_json(self.turn)
+        # decision and chance are replaced whole, never changed in place; only the turn
+        # record's scored list grows
+        c.decision = None if self.decision is None else dict(self.decision)
+        c.chance = None if self.chance is None else dict(self.chance)
+        c.turn = None if self.turn is None else {**self.turn,
+                                                 "scored": list(self.turn["scored"])}
         c.status, c.winner = self.status, self.winner
         c._reset_caches()
         return c
@@ -440,47 +442,47 @@ class State(MachineQueries):
         edge to the nearest position clear of every Launch Point and Lazer."""
         lo, hi = self.game.table.reach(seat, len(self.players))
         t = min(hi, max(lo, lo + (x + 1.0) / 2.0 * (hi - lo) + offset))
-        t = self._free_launch_position(seat, t)
-        el = self._clear_launch  # built by the search when it found t clear
-        if el is None or el.owner != seat or el.t != t or el.turn != self.turn_id:
-            el = self.game.launch_element(seat, t, self.turn_id)
+        el = self._free_launch(seat, t)
         p = self.players[seat]
         p.lazer = [el]
         p.head = el.exit
         self._index = None
 
-    def _launch_clear(self, seat: int, t: float) -> bool:
+    def _launch_clear(self, seat: int, t: float) -> Element | None:
+        """The Launch Point at ``t`` when that place is allowed and clear, else None."""
         if self.game.rules.odd_table.start_far_sides and not self.game.table.on_far_side(t):
-            return False
+            return None
         el = self.game.launch_element(seat, t, self.turn_id)
-        if self._touching(el, exclude=None):
-            return False
-        self._clear_launch = el
-        return True
+        return None if self._touching(el, exclude=None) else el
 
-    def _free_launch_position(self, seat: int, t: float) -> float:
-        if self._launch_clear(seat, t):
-            return t
+    def _free_launch(self, seat: int, t: float) -> Element:
+        """The Launch Point at the nearest clear place along the edge from ``t``."""
+        el = self._launch_clear(seat, t)
+        if el is not None:
+            return el
         step = self.game.rules.launch_search_step
         half = self.game.table.perimeter / 2.0
         k = 1
         while k * step <= half:
-            found = []
+            found: list[Element] = []
             for sign in (1.0, -1.0):
                 cand = t + sign * k * step
-                if self._launch_clear(seat, cand):
+                clear = self._launch_clear(seat, cand)
+                if clear is not None:
                     blocked = cand - sign * step
                     for _ in range(40):  # bisect to the edge of the free stretch
                         mid = (blocked + cand) / 2.0
-                        if self._launch_clear(seat, mid):
-                            cand = mid
+                        at_mid = self._launch_clear(seat, mid)
+                        if at_mid is not None:
+                            cand, clear = mid, at_mid
                         else:
                             blocked = mid
-                    found.append(cand)
+                    found.append(clear)
             if found:
-                return min(found, key=lambda c: (abs(c - t), -c))  # ties: clockwise
+                return min(found, key=lambda e: (abs(e.t - t), -e.t))  # ties: clockwise
             k += 1
-        return t  # nowhere free on the whole edge: it stays where it landed
+        # nowhere free on the whole edge: it stays where it landed
+        return self.game.launch_element(seat, t, self.turn_id)
 
     # ------------------------------------------------------------------ rounds
     def _t_round_start(self) -> None:
@@ -642,10 +644,12 @@ class State(MachineQueries):
         pz = self.prizms[j]
         return shapely.polygons(self.game.disc_local + np.array([pz.x, pz.y]))
 
-    def _disc_near(self, j: int, bbox: tuple[float, float, float, float]) -> bool:
-        pz, r = self.prizms[j], self.game.rules.prizm_radius
-        return (bbox[0] <= pz.x + r and bbox[2] >= pz.x - r and bbox[1] <= pz.y + r
-                and bbox[3] >= pz.y - r)
+    def _prizms_near(self, bbox: tuple[float, float, float, float]) -> list[int]:
+        """Indices of the Prizms whose disc's bounding box meets ``bbox``."""
+        r = self.game.rules.prizm_radius
+        x0, y0, x1, y1 = bbox
+        return [j for j, q in enumerate(self.prizms)
+                if x0 <= q.x + r and x1 >= q.x - r and y0 <= q.y + r and y1 >= q.y - r]
 
     def _head_inside(self, seat: int, j: int) -> bool:
         head = self.players[seat].head
@@ -660,12 +664,8 @@ class State(MachineQueries):
         previous turn's pieces together), ``el`` being the newest piece."""
         r = self.game.rules
         p = self.players[seat]
-        x0, y0, x1, y1 = el.bbox
-        rad = r.prizm_radius
-        for j in range(len(self.prizms)):
-            pz = self.prizms[j]  # _disc_near, inline
-            if pz.owner == seat or not (x0 <= pz.x + rad and x1 >= pz.x - rad
-                                        and y0 <= pz.y + rad and y1 >= pz.y - rad):
+        for j in self._prizms_near(el.bbox):
+            if self.prizms[j].owner == seat:
                 continue
             disc = self._disc(j)
             if not shapely.intersects(disc, el.poly) or self._head_inside(seat, j):
@@ -715,12 +715,11 @@ class State(MachineQueries):
         shapely call."""
         r = self.game.rules
         reach = r.prizm_radius + r.touch_tolerance
-        els, polys = self._table_index()
+        els, polys, b = self._table_index()
         owners: list[set[int]] = [set() for _ in js]
         if not els or not js:
             return owners
         c = np.array([(self.prizms[j].x, self.prizms[j].y) for j in js])
-        b = np.array([e.bbox for e in els])
         near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0] - reach)
                 & (b[None, :, 1] <= c[:, None, 1] + reach)
                 & (b[None, :, 3] >= c[:, None, 1] - reach))
@@ -742,22 +741,29 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ the table index
     def _table_index(self) -> tuple[list[Element], np.ndarray]:
-        """Every element on the table (by seat, then age) and their polygons as an array."""
+        """Every element on the table (by seat, then age), their polygons and their bounding
+        boxes (n, 4) as arrays."""
         if self._index is None:
             els = [e for p in self.players for e in p.lazer]
             self._index = (els, np.fromiter((e.poly for e in els), dtype=object,
-                                            count=len(els)))
+                                            count=len(els)),
+                           np.array([e.bbox for e in els], dtype=float).reshape(-1, 4))
         return self._index
+
+    def _elements_near(self, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+        """Indices (into the table index) of the elements whose box meets the given box."""
+        b = self._table_index()[2]
+        return np.flatnonzero((b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1)
+                              & (b[:, 3] >= y0))
 
     def _touching(self, el: Element, exclude: list[Element] | None) -> list[Element]:
         """Elements on the table within the touch tolerance of ``el`` (itself and those in
         ``exclude`` left out); bounding boxes first, then exact distances."""
         tol = self.game.rules.touch_tolerance
-        els, polys = self._table_index()
-        bx0, by0, bx1, by1 = el.bbox
-        x0, y0, x1, y1 = bx0 - tol, by0 - tol, bx1 + tol, by1 + tol
-        near = [i for i, e in enumerate(els) if e.bbox[0] <= x1 and e.bbox[2] >= x0
-                and e.bbox[1] <= y1 and e.bbox[3] >= y0 and e is not el]
+        els, polys, _ = self._table_index()
+        x0, y0, x1, y1 = el.bbox
+        near = [i for i in self._elements_near(x0 - tol, y0 - tol, x1 + tol, y1 + tol).tolist()
+                if els[i] is not el]
         if exclude:  # (elements compare by identity)
             near = [i for i in near if els[i] not in exclude]
         if not near:
@@ -775,28 +781,32 @@ class State(MachineQueries):
     def _nudge_passed_over(self, seat: int) -> None:
         r = self.game.rules
         p = self.players[seat]
-        new = [e for e in p.lazer if e.turn == self.turn_id and not e.is_launch]
-        rad = r.prizm_radius
-        for j in range(len(self.prizms)):
-            pz = self.prizms[j]  # _disc_near, inline
-            near = [e for e in new if e.bbox[0] <= pz.x + rad and e.bbox[2] >= pz.x - rad
-                    and e.bbox[1] <= pz.y + rad and e.bbox[3] >= pz.y - rad]
-            if not near or j in self.turn["scored"] or self._head_inside(seat, j):
+        near: dict[int, list[Element]] = {}  # Prizm -> this turn's pieces near it
+        for e in p.lazer:
+            if e.turn == self.turn_id and not e.is_launch:
+                for j in self._prizms_near(e.bbox):
+                    near.setdefault(j, []).append(e)
+        passed = []
+        for j in sorted(near):
+            if j in self.turn["scored"] or self._head_inside(seat, j):
                 continue
             disc = self._disc(j)
-            if sum(shapely.intersection(disc, e.poly).area for e in near) < r.min_part_area:
-                continue
-            if not self.locked(j):
+            if sum(shapely.intersection(disc, e.poly).area for e in near[j]) >= r.min_part_area:
+                passed.append(j)
+        # a Nudge moves one Prizm and a lock depends on that Prizm and the Lazers only, so
+        # the locks of all passed-over Prizms can be decided together
+        for j, colours in zip(passed, self._colours_near(passed), strict=True):
+            if not self._locked_by(self.prizms[j], colours):
                 self._nudge(j)
 
     def _nudge(self, j: int) -> None:
         r = self.game.rules
         pz = self.prizms[j]
         others = [(q.x, q.y) for i, q in enumerate(self.prizms) if i != j]
-        els = self.elements()
-        target = nudge_point((pz.x, pz.y), [e.poly for e in els], others,
+        els, polys, boxes = self._table_index()
+        target = nudge_point((pz.x, pz.y), list(polys), others,
                              self.game.table, r.prizm_radius, r.nudge_clearance,
-                             r.touch_tolerance, boxes=[e.bbox for e in els])
+                             r.touch_tolerance, boxes=boxes)
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
 
@@ -855,15 +865,12 @@ class State(MachineQueries):
         if ((pred.kind, pred.gear, pred.side),
                 (piece.kind, piece.gear, piece.side)) not in self.game.clean_joints:
             return False
-        rad = self.game.rules.prizm_radius
-        a0, a1, a2, a3 = el.bbox
-        b0, b1, b2, b3 = other.bbox
-        for pz in self.prizms:  # _disc_near for both, inline
-            lo_x, hi_x, lo_y, hi_y = pz.x - rad, pz.x + rad, pz.y - rad, pz.y + rad
-            if (a0 <= hi_x and a2 >= lo_x and a1 <= hi_y and a3 >= lo_y
-                    and b0 <= hi_x and b2 >= lo_x and b1 <= hi_y and b3 >= lo_y):
-                return False
-        return True
+        return not self._prizms_near_both(el, other)
+
+    def _prizms_near_both(self, a: Element, b: Element) -> list[int]:
+        """Prizms whose disc's bounding box meets both elements' boxes."""
+        near_b = set(self._prizms_near(b.bbox))
+        return [j for j in self._prizms_near(a.bbox) if j in near_b]
 
     def _contact_excused(self, el: Element, other: Element, joints: list[Element]) -> bool:
         """Contact at the joint where ``el`` and ``other`` nest (``other`` in ``joints``),
@@ -875,8 +882,7 @@ class State(MachineQueries):
             at = other.exit if other.exit == el.pose else el.exit
             joint = shapely.linestrings(joint_line(at, self.game.pieces.width,
                                                    self.game.pieces.tip))
-        discs = [(q.x, q.y) for j, q in enumerate(self.prizms)
-                 if self._disc_near(j, el.bbox) and self._disc_near(j, other.bbox)]
+        discs = [(self.prizms[j].x, self.prizms[j].y) for j in self._prizms_near_both(el, other)]
         if joint is None and not discs:
             return False
         for part in contact_parts(el.poly, other.poly, tol):
@@ -937,15 +943,6 @@ class State(MachineQueries):
         from ryderz_env.rules.text import describe
 
         return describe(self)
-
-
-def _copy_json(v: Any) -> Any:
-    """A deep copy of JSON-like data (dicts, lists, tuples as lists)."""
-    if isinstance(v, dict):
-        return {k: _copy_json(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_copy_json(x) for x in v]
-    return v
 
 
 @functools.lru_cache(maxsize=16)
