@@ -27,50 +27,20 @@ numpy operations over a few hundred segments instead of every outline edge.
 
 from __future__ import annotations
 
-import functools
 import math
+import weakref
 
 import numpy as np
 
-from ryderz_env.rules import Element, Game, PieceKind, Pose, State
+from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character
-from ryderz_env.rules.geometry import to_world
+from ryderz_env.rules.geometry import arc_segments, to_world
 from ryderz_env.rules.state import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
 CHARACTERS = tuple(Character)
 #: chord sagitta of the centrelines the rays see (inches)
 RAY_SAGITTA = 0.02
-
-
-@functools.lru_cache(maxsize=8192)
-def _capsules(el: Element, half_width: float, lp_width: float,
-              lp_depth: float) -> tuple[np.ndarray, np.ndarray]:
-    """World centreline chords (k, 2, 2) of an element and their capsule radius (cached per
-    element: elements are immutable and shared between states). A Launch Point is one
-    capsule across its middle, as wide and as deep as the token."""
-    if el.is_launch:
-        r = lp_depth / 2.0
-        half = max(0.0, lp_width / 2.0 - r)
-        pts = to_world(np.array([[r, -half], [r, half]]), el.pose)
-        return pts[None, :, :], np.array([r])
-    chords = _chords(el)
-    return chords, np.full(len(chords), half_width)
-
-
-def _chords(el: Element) -> np.ndarray:
-    pose, ex = el.pose, el.exit
-    if el.kind is PieceKind.STRAIGHT:
-        return np.array([[[pose.x, pose.y], [ex.x, ex.y]]])
-    turn = math.remainder(ex.h - pose.h, 2 * math.pi)
-    chord = math.hypot(ex.x - pose.x, ex.y - pose.y)
-    radius = chord / (2.0 * math.sin(abs(turn) / 2.0))
-    n = max(1, math.ceil(abs(turn) / (2.0 * math.acos(max(-1.0, 1.0 - RAY_SAGITTA / radius)))))
-    phi = np.linspace(0.0, abs(turn), n + 1)
-    side = 1.0 if turn > 0 else -1.0
-    local = np.column_stack([radius * np.sin(phi), side * radius * (1.0 - np.cos(phi))])
-    pts = to_world(local, pose)
-    return np.stack([pts[:-1], pts[1:]], axis=1)
 
 
 def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
@@ -133,6 +103,15 @@ class VectorEncoder:
         #: half the table's largest extent: positions are scaled by it
         self.scale = max(x1 - cx, cx - x0, y1 - cy, cy - y0)
         self.ray_range = 2.0 * self.scale
+        #: per piece shape, its centreline as local chords for the rays; per element on the
+        #: table, its world chords and capsule radii (elements are immutable and shared
+        #: between states, so the cache holds them weakly)
+        self._local_chords = {
+            key: shape.centreline(1 if shape.side == 0 else arc_segments(
+                shape.angle, shape.radius, RAY_SAGITTA))
+            for key, shape in game.shapes.items()}
+        self._capsule_cache: weakref.WeakKeyDictionary[Element, tuple[np.ndarray, np.ndarray]] \
+            = weakref.WeakKeyDictionary()
         angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
         self.ray_angles = angles
         self.max_supply = max(max(g) for g in game.supply) or 1
@@ -169,6 +148,23 @@ class VectorEncoder:
         return ((c * dx + s * dy) * k, (-s * dx + c * dy) * k)
 
     # ------------------------------------------------------------------ rays
+    def _capsules(self, el: Element) -> tuple[np.ndarray, np.ndarray]:
+        """World centreline chords (k, 2, 2) of an element and their capsule radii. A Launch
+        Point is one capsule across its middle, as wide and as deep as the token."""
+        got = self._capsule_cache.get(el)
+        if got is None:
+            if el.is_launch:
+                r = self.lp_depth / 2.0
+                half = max(0.0, self.lp_width / 2.0 - r)
+                pts = to_world(np.array([[r, -half], [r, half]]), el.pose)
+                got = (pts[None, :, :], np.array([r]))
+            else:
+                pts = to_world(self._local_chords[(el.kind, el.gear, el.side)], el.pose)
+                got = (np.stack([pts[:-1], pts[1:]], axis=1),
+                       np.full(len(pts) - 1, self.half_width))
+            self._capsule_cache[el] = got
+        return got
+
     def rays(self, state: State, seat: int) -> np.ndarray:
         """Distances (fractions of ``ray_range``) from the observer's point along each ray."""
         fr = self.frame(state, seat)
@@ -181,7 +177,7 @@ class VectorEncoder:
         for el in state.elements():
             if el is front and state.players[seat].head == el.exit:
                 continue  # the piece the head sits on
-            chords, rad = _capsules(el, self.half_width, self.lp_width, self.lp_depth)
+            chords, rad = self._capsules(el)
             segs.append(chords)
             radii.append(rad)
         if segs:

@@ -20,11 +20,11 @@ from ryderz_env.rules.config import (
 from ryderz_env.rules.geometry import (
     Element,
     PieceShape,
-    Pose,
     Table,
     build_shapes,
     clean_joints,
     disc_coords,
+    launch_exit,
     launch_outline,
     make_element,
 )
@@ -86,7 +86,7 @@ class Game(GameBase):
         lp = self.table.cfg.launch_point
         self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width,
                                            self.pieces.tip)
-        self.launch_exit = Pose(lp.depth - self.pieces.tip, 0.0, 0.0)
+        self.launch_exit = launch_exit(lp.depth, self.pieces.tip)
         self.disc_local = disc_coords(rules.prizm_radius, self.pieces.arc_max_sagitta)
         n = rules.num_players
         self.start_prizms = self._start_prizms()

@@ -154,6 +154,11 @@ def launch_outline(width: float, depth: float, piece_width: float, tip: float) -
                      [0.0, hw]])
 
 
+def launch_exit(depth: float, tip: float) -> Pose:
+    """The Launch Point's exit pose in its frame: ``tip`` behind its point, facing inward."""
+    return Pose(depth - tip, 0.0, 0.0)
+
+
 @dataclass(frozen=True, eq=False)
 class Element:
     """A piece or Launch Point on the table (immutable, shared between clones).
@@ -230,7 +235,7 @@ def clean_joints(pieces: PiecesConfig, launch: LaunchPointSize, tol: float,
     preds: dict[ShapeKey, tuple[np.ndarray, Pose]] = {
         k: (s.outline, s.exit) for k, s in shapes.items()}
     preds[LAUNCH_KEY] = (launch_outline(launch.width, launch.depth, pieces.width, pieces.tip),
-                         Pose(launch.depth - pieces.tip, 0.0, 0.0))
+                         launch_exit(launch.depth, pieces.tip))
     q = 8
     grow = inflate(2.0 * tol, q)
     out = set()

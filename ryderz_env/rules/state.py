@@ -266,6 +266,10 @@ class State(MachineQueries):
             a = self.game.as_action(action)
         except IllegalActionError as exc:
             return str(exc)
+        return self._why_illegal(seat, a)
+
+    def _why_illegal(self, seat: int, a: Action) -> str | None:
+        """:meth:`illegal_reason` for a deciding seat and an action already converted."""
         kind = self.decision["kind"]
         if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
             top = self.game.top_gear
@@ -309,10 +313,11 @@ class State(MachineQueries):
                 f"actions given for seats {given}, but the deciders are {list(players)}")
         acts: dict[int, Action] = {}
         for s, a in actions.items():
-            why = self.illegal_reason(int(s), a)
+            act = self.game.as_action(a)  # raises IllegalActionError for a non-action
+            why = self._why_illegal(int(s), act)
             if why is not None:
                 raise IllegalActionError(why)
-            acts[int(s)] = self.game.as_action(a)
+            acts[int(s)] = act
         d, self.decision = self.decision, None
         self._legal = {}
         _DECIDE[DecisionKind(d["kind"])](self, d, acts)
