@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 
 from common import (  # noqa: E402
     bench_engine,
+    bench_pz,
+    connect_four_env,
     engine_line,
     header,
     parser,
@@ -53,17 +55,6 @@ CLONE_TARGET_DECISIONS = 5.0  # clone time in mean decision times, less than
 
 
 @dataclass
-class ConnectFourResult:
-    """Counts and rates of the PettingZoo ``connect_four_v3`` run."""
-
-    seconds: float
-    steps: int
-    games: int
-    steps_per_s: float
-    games_per_s: float
-
-
-@dataclass
 class CloneResult:
     """Cost of ``State.clone()`` at random mid-game states."""
 
@@ -73,16 +64,6 @@ class CloneResult:
     median_us: float
     p95_us: float
     decisions: float  # mean clone time / mean decision time
-
-
-def bench_connect_four(seconds: float, seed: int) -> ConnectFourResult:
-    """Play random masked games of ``connect_four_v3`` (AEC loop) for ``seconds``."""
-    from bench_lunatix_env import bench_aec  # the same AEC loop as the env benchmark
-    from pettingzoo.classic import connect_four_v3
-
-    r = bench_aec(connect_four_v3.env, seconds, seed)
-    return ConnectFourResult(seconds=r.seconds, steps=r.steps, games=r.games,
-                             steps_per_s=r.steps / r.seconds, games_per_s=r.games / r.seconds)
 
 
 def bench_clone(
@@ -132,7 +113,7 @@ def main(argv: list[str] | None = None) -> dict:
     eng = bench_engine(game, args.seconds, args.seed)
     print(engine_line("lunatix engine", eng))
 
-    c4 = bench_connect_four(args.seconds, args.seed)
+    c4 = bench_pz(connect_four_env, args.seconds, args.seed)
     print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
           f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
           f"({c4.steps:,} steps, {c4.games} games)")

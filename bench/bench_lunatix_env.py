@@ -31,82 +31,30 @@ from __future__ import annotations
 import platform
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from common import header, parser, verdict, write_results  # noqa: E402
+from common import (  # noqa: E402
+    Result,
+    bench_aec,
+    chess_env_factory,
+    connect_four_env,
+    header,
+    make_result,
+    parser,
+    random_masked,
+    verdict,
+    write_results,
+)
 
 import lunatix_env  # noqa: E402
 
 AEC_TARGET_RATIO = 1.5  # Lunatix AEC steps/s over connect_four steps/s, at least
-
-
-@dataclass
-class Result:
-    """Counts and rates of one measurement."""
-
-    seconds: float
-    steps: int  # env.step calls with an action (parallel: step calls, single: learner steps)
-    games: int  # games played to the end within the time budget
-    steps_per_s: float
-    games_per_s: float
-    actions: int  # parallel only: deciders' actions (non-NOOP); else equal to steps
-    actions_per_s: float
-
-
-def make_result(seconds: float, steps: int, games: int, actions: int | None = None) -> Result:
-    """A :class:`Result` with its rates."""
-    actions = steps if actions is None else actions
-    return Result(
-        seconds=seconds,
-        steps=steps,
-        games=games,
-        steps_per_s=steps / seconds,
-        games_per_s=games / seconds,
-        actions=actions,
-        actions_per_s=actions / seconds,
-    )
-
-
-def random_masked(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniformly random index among the non-zero entries of ``mask``."""
-    legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
-
-
-def bench_aec(make_env: Callable[[], AECEnv], seconds: float, seed: int) -> Result:
-    """Play random masked games of an AEC env back to back for ``seconds``."""
-    rng = np.random.default_rng(seed)
-    env = make_env()
-    steps = games = 0
-    game_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        env.reset(seed=game_seed)
-        game_seed += 1
-        for _agent in env.agent_iter():
-            observation, _reward, termination, truncation, _info = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            env.step(random_masked(observation["action_mask"], rng))
-            steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-        games += not env.agents
-        now = time.perf_counter()
-    env.close()
-    return make_result(now - start, steps, games)
 
 
 def bench_parallel(seconds: float, seed: int) -> Result:
@@ -160,22 +108,6 @@ def bench_single(seconds: float, seed: int) -> Result:
         now = time.perf_counter()
     env.close()
     return make_result(now - start, steps, games)
-
-
-def connect_four_env() -> AECEnv:
-    """``connect_four_v3.env()`` (imported on first use, like the chess env)."""
-    from pettingzoo.classic import connect_four_v3
-
-    return connect_four_v3.env()
-
-
-def chess_env_factory() -> Callable[[], AECEnv] | None:
-    """``chess_v6.env`` if the ``chess`` package is installed, else None."""
-    try:
-        from pettingzoo.classic import chess_v6
-    except ImportError:
-        return None
-    return chess_v6.env
 
 
 def show(name: str, res: Result, unit: str = "steps/s") -> None:

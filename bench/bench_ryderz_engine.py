@@ -43,11 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_lunatix_env
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from common import (  # noqa: E402
     bench_engine,
+    bench_pz,
+    chess_env_factory,
+    connect_four_env,
     engine_line,
     header,
     parser,
@@ -64,17 +66,6 @@ CHESS_TARGET_RATIO = 5.0  # engine decisions/s over chess steps/s, at least
 
 
 @dataclass
-class AecResult:
-    """Counts and rates of a PettingZoo AEC run (connect_four_v3, chess_v6)."""
-
-    seconds: float
-    steps: int
-    games: int
-    steps_per_s: float
-    games_per_s: float
-
-
-@dataclass
 class PlacementResult:
     """Cost of one MOVE decision and its die roll at states with ``pieces`` on the table."""
 
@@ -87,15 +78,6 @@ class PlacementResult:
     p95_us: float
     clone_us: float  # clone() alone, mean over states
     rounds: list[int]  # the round of each state
-
-
-def bench_pz(make_env, seconds: float, seed: int) -> AecResult:
-    """Random masked games of a PettingZoo AEC env (the loop of ``bench_lunatix_env.py``)."""
-    from bench_lunatix_env import bench_aec
-
-    r = bench_aec(make_env, seconds, seed)
-    return AecResult(seconds=r.seconds, steps=r.steps, games=r.games,
-                     steps_per_s=r.steps / r.seconds, games_per_s=r.games / r.seconds)
 
 
 def pieces_down(state: State) -> int:
@@ -195,8 +177,6 @@ def main(argv: list[str] | None = None) -> dict:
 
     eng = bench_engine(game, args.seconds, args.seed)
     print(engine_line("ryderz engine", eng))
-
-    from bench_lunatix_env import chess_env_factory, connect_four_env
 
     c4 = bench_pz(connect_four_env, args.seconds, args.seed)
     print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "

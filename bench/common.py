@@ -8,6 +8,7 @@ import argparse
 import json
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,98 @@ def header(args: argparse.Namespace, per: str) -> None:
     """Print the Python version, the machine and the run's settings."""
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{args.seconds:g} s per {per}, seed {args.seed}")
+
+
+@dataclass
+class Result:
+    """Counts and rates of one measurement."""
+
+    seconds: float
+    steps: int  # env.step calls with an action (parallel: step calls, single: learner steps)
+    games: int  # games played to the end within the time budget
+    steps_per_s: float
+    games_per_s: float
+    actions: int  # parallel only: deciders' actions (non-NOOP); else equal to steps
+    actions_per_s: float
+
+
+def make_result(seconds: float, steps: int, games: int, actions: int | None = None) -> Result:
+    """A :class:`Result` with its rates."""
+    actions = steps if actions is None else actions
+    return Result(
+        seconds=seconds,
+        steps=steps,
+        games=games,
+        steps_per_s=steps / seconds,
+        games_per_s=games / seconds,
+        actions=actions,
+        actions_per_s=actions / seconds,
+    )
+
+
+def random_masked(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random index among the non-zero entries of ``mask``."""
+    legal = np.flatnonzero(mask)
+    return int(legal[rng.integers(len(legal))])
+
+
+def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int) -> Result:
+    """Play random masked games of an AEC env back to back for ``seconds``."""
+    rng = np.random.default_rng(seed)
+    env = make_env()
+    steps = games = 0
+    game_seed = seed
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    while now < deadline:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        for _agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(random_masked(observation["action_mask"], rng))
+            steps += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+        games += not env.agents
+        now = time.perf_counter()
+    env.close()
+    return make_result(now - start, steps, games)
+
+
+def connect_four_env() -> Any:
+    """``connect_four_v3.env()`` (imported on first use, like the chess env)."""
+    from pettingzoo.classic import connect_four_v3
+
+    return connect_four_v3.env()
+
+
+def chess_env_factory() -> Callable[[], Any] | None:
+    """``chess_v6.env`` if the ``chess`` package is installed, else None."""
+    try:
+        from pettingzoo.classic import chess_v6
+    except ImportError:
+        return None
+    return chess_v6.env
+
+
+@dataclass
+class AecResult:
+    """Counts and rates of a PettingZoo AEC run (connect_four_v3, chess_v6)."""
+
+    seconds: float
+    steps: int
+    games: int
+    steps_per_s: float
+    games_per_s: float
+
+
+def bench_pz(make_env: Callable[[], Any], seconds: float, seed: int) -> AecResult:
+    """Random masked games of a PettingZoo AEC env (the loop of :func:`bench_aec`)."""
+    r = bench_aec(make_env, seconds, seed)
+    return AecResult(seconds=r.seconds, steps=r.steps, games=r.games,
+                     steps_per_s=r.steps / r.seconds, games_per_s=r.games / r.seconds)
