@@ -128,6 +128,13 @@ class MachineQueries:
         w = r.win_reward
         return [w if s == self.winner else -w / (n - 1) for s in range(n)]
 
+    def _no_decision_message(self) -> str:
+        """Why no action can be applied now (the game is over, or chance is pending)."""
+        if self.is_terminal():
+            return f"no decision is pending: the game is over ({self.status.value})"
+        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
+                "use apply_chance")
+
     def outcome(self) -> GameOutcome:
         """Why the game ended (``IN_PROGRESS`` while it goes on) and the winner."""
         return GameOutcome(self.status, self.winner)

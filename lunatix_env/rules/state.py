@@ -342,12 +342,6 @@ class State(MachineQueries):
         _DECIDE[d["kind"]](self, d, acts)
         self._run()
 
-    def _no_decision_message(self) -> str:
-        if self.is_terminal():
-            return f"no decision is pending: the game is over ({self.status.value})"
-        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
-                "use apply_chance")
-
     # ------------------------------------------------------------------ the machine
     def _run(self) -> None:
         tasks = self.tasks

@@ -323,12 +323,6 @@ class State(MachineQueries):
         _DECIDE[DecisionKind(d["kind"])](self, d, acts)
         self._run()
 
-    def _no_decision_message(self) -> str:
-        if self.is_terminal():
-            return f"no decision is pending: the game is over ({self.status.value})"
-        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
-                "use apply_chance")
-
     def _compute_legal(self, seat: int) -> list[Action]:
         kind = DecisionKind(self.decision["kind"])
         g = self.game
