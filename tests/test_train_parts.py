@@ -19,6 +19,8 @@ from lunatix_env.envs import LunatixSingleAgentEnv  # noqa: E402
 from train.train_lunatix import (  # noqa: E402
     PPOConfig,
     TrainConfig,
+    evaluate,
+    evaluate_parallel,
     play_eval_games,
     policy_act,
     policy_kwargs,
@@ -104,6 +106,16 @@ def test_evaluation_games_do_not_depend_on_order_or_split() -> None:
         whole = play_eval_games(m, cfg, 100, [0, 1], deterministic=False)
         assert play_eval_games(m, cfg, 100, [1], deterministic=False) == whole[1:]
         assert play_eval_games(m, cfg, 100, [1, 0], deterministic=False) == whole[::-1]
+
+
+def test_evaluation_split_over_worker_processes_equals_the_in_process_one(
+        tmp_path: Path) -> None:
+    cfg = TrainConfig(name="t", num_players=2)
+    model = _model(LunatixSingleAgentEnv(num_players=2), trunk=16)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    split = evaluate_parallel(path, cfg, 4, 100, [False, None], processes=2, chunk=1)
+    assert split == [evaluate(MaskablePPO.load(path), cfg, 4, 100), evaluate(None, cfg, 4, 100)]
 
 
 def test_policy_act_picks_what_predict_picks() -> None:
