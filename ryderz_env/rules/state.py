@@ -131,7 +131,7 @@ class State(MachineQueries):
 
     def _reset_caches(self) -> None:
         self._legal: dict[int, list[Action]] = {}
-        self._index: tuple[list[Element], np.ndarray, np.ndarray] | None = None
+        self._index: tuple[list[Element], np.ndarray] | None = None
 
     def clone(self) -> State:
         """An independent copy (pieces are immutable and shared)."""
@@ -714,10 +714,13 @@ class State(MachineQueries):
         shapely call."""
         r = self.game.rules
         reach = r.prizm_radius + r.touch_tolerance
-        els, polys, b = self._table_index()
         owners: list[set[int]] = [set() for _ in js]
-        if not els or not js:
+        if not js:
             return owners
+        els, polys = self._table_index()
+        if not els:
+            return owners
+        b = np.array([e.bbox for e in els])
         c = np.array([(self.prizms[j].x, self.prizms[j].y) for j in js])
         near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0] - reach)
                 & (b[None, :, 1] <= c[:, None, 1] + reach)
@@ -740,28 +743,26 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ the table index
     def _table_index(self) -> tuple[list[Element], np.ndarray]:
-        """Every element on the table (by seat, then age), their polygons and their bounding
-        boxes (n, 4) as arrays."""
+        """Every element on the table (by seat, then age) and their polygons as an array."""
         if self._index is None:
             els = [e for p in self.players for e in p.lazer]
             self._index = (els, np.fromiter((e.poly for e in els), dtype=object,
-                                            count=len(els)),
-                           np.array([e.bbox for e in els], dtype=float).reshape(-1, 4))
+                                            count=len(els)))
         return self._index
 
-    def _elements_near(self, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
-        """Indices (into the table index) of the elements whose box meets the given box."""
-        b = self._table_index()[2]
-        return np.flatnonzero((b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1)
-                              & (b[:, 3] >= y0))
+    def _elements_near(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
+        """Indices (into the table index) of the elements whose box meets the given box (a
+        plain loop: faster than numpy for the few dozen elements of a table)."""
+        return [i for i, e in enumerate(self._table_index()[0])
+                if e.bbox[0] <= x1 and e.bbox[2] >= x0 and e.bbox[1] <= y1 and e.bbox[3] >= y0]
 
     def _touching(self, el: Element, exclude: list[Element] | None) -> list[Element]:
         """Elements on the table within the touch tolerance of ``el`` (itself and those in
         ``exclude`` left out); bounding boxes first, then exact distances."""
         tol = self.game.rules.touch_tolerance
-        els, polys, _ = self._table_index()
+        els, polys = self._table_index()
         x0, y0, x1, y1 = el.bbox
-        near = [i for i in self._elements_near(x0 - tol, y0 - tol, x1 + tol, y1 + tol).tolist()
+        near = [i for i in self._elements_near(x0 - tol, y0 - tol, x1 + tol, y1 + tol)
                 if els[i] is not el]
         if exclude:  # (elements compare by identity)
             near = [i for i in near if els[i] not in exclude]
@@ -802,10 +803,10 @@ class State(MachineQueries):
         r = self.game.rules
         pz = self.prizms[j]
         others = [(q.x, q.y) for i, q in enumerate(self.prizms) if i != j]
-        els, polys, boxes = self._table_index()
+        els, polys = self._table_index()
         target = nudge_point((pz.x, pz.y), list(polys), others,
                              self.game.table, r.prizm_radius, r.nudge_clearance,
-                             r.touch_tolerance, boxes=boxes)
+                             r.touch_tolerance, boxes=[e.bbox for e in els])
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
 
