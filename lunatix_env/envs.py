@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import numpy as np
 import pettingzoo
 
@@ -21,10 +20,11 @@ from lunatix_env.encode import ObservationEncoder
 from lunatix_env.rules import Game, RulesConfig, State
 from lunatix_env.rules.config import CONFIG_DIR, load_rules
 from tabletop.config import from_mapping, load_yaml
-from tabletop.env_aec import FastOrderEnforcingWrapper, TabletopAECEnv
+from tabletop.env_aec import TabletopAECEnv
 from tabletop.env_core import GameAdapter
+from tabletop.env_options import AdapterOptions, register_game, wrap_aec
 from tabletop.env_parallel import TabletopParallelEnv
-from tabletop.env_single import Policy, SingleAgentView
+from tabletop.env_single import SingleAgentView
 from tabletop.errors import ConfigError
 
 ENV_NAME = "lunatix_loop_v0"
@@ -105,6 +105,10 @@ class LunatixAdapter(GameAdapter):
     def decode_action(self, state: State, seat: int, index: int) -> Any:
         """The action numbered ``index`` (a legal int, so in range; the same in any state)."""
         return self._action_of[index]
+
+    def action_json(self, action: Any) -> int:
+        """The action's int, as recorded."""
+        return self._int_of[action]
 
     def shaping(self, before: State, after: State) -> np.ndarray | None:
         """Progress toward the win (in laps) and max speed lost (per hit), weighted.
@@ -197,31 +201,10 @@ _DOC_TABLES = """
 """
 
 
-def _session_options(on_illegal: str | None, auto_play: bool | None,
-                     options: dict[str, Any]) -> tuple[LunatixAdapter, str, bool]:
-    """The adapter, and ``on_illegal``/``auto_play`` with env.yaml's defaults filled in."""
-    adapter = make_adapter(**options)
-    cfg = adapter.env_config
-    return (adapter, on_illegal or cfg.on_illegal,
-            cfg.auto_play if auto_play is None else auto_play)
+class _LunatixOptions(AdapterOptions):
+    """Builds the Lunatix game and adapter from keyword options (see :class:`raw_env`)."""
 
-
-class _LunatixOptions:
-    """Builds the game and adapter from keyword options (shared by the AEC and parallel envs)."""
-
-    adapter: LunatixAdapter
-
-    def __init__(self, render_mode: str | None = None, on_illegal: str | None = None,
-                 auto_play: bool | None = None, **options: Any) -> None:
-        adapter, on_illegal, auto_play = _session_options(on_illegal, auto_play, options)
-        super().__init__(adapter, render_mode=render_mode, on_illegal=on_illegal,  # type: ignore[call-arg]
-                         auto_play=auto_play)
-        self.session.illegal_penalty = adapter.env_config.illegal_penalty
-
-    @property
-    def game(self) -> Game:
-        """The rules engine's game."""
-        return self.adapter.game  # type: ignore[return-value]
+    make_adapter = staticmethod(make_adapter)
 
 
 class raw_env(_LunatixOptions, TabletopAECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -244,7 +227,7 @@ class LunatixParallelEnv(_LunatixOptions, TabletopParallelEnv):
     metadata = {**TabletopParallelEnv.metadata, "name": ENV_NAME}
 
 
-class LunatixSingleAgentEnv(SingleAgentView):
+class LunatixSingleAgentEnv(_LunatixOptions, SingleAgentView):
     """Lunatix Loop for one learner (``LunatixLoop-v0``): the other seats are bots.
 
     Options as :class:`raw_env` plus ``opponents`` (one policy or one per other seat;
@@ -253,29 +236,13 @@ class LunatixSingleAgentEnv(SingleAgentView):
     ``Discrete(A)``; ``action_masks()`` gives the legal actions.
     """
 
-    def __init__(self, opponents: Policy | list[Policy] | None = None,
-                 learner_seat: int | str = 0, render_mode: str | None = None,
-                 on_illegal: str | None = None, auto_play: bool = True,
-                 opponent_sampler: Any = None, **options: Any) -> None:
-        adapter = make_adapter(**options)
-        cfg = adapter.env_config
-        super().__init__(adapter, opponents=opponents, learner_seat=learner_seat,
-                         render_mode=render_mode, on_illegal=on_illegal or cfg.on_illegal,
-                         auto_play=auto_play, opponent_sampler=opponent_sampler)
-        self.session.illegal_penalty = cfg.illegal_penalty
+    default_auto_play = True
 
 
 def env(**kwargs: Any) -> pettingzoo.AECEnv:
-    """The AEC env with PettingZoo's call-order check (``OrderEnforcingWrapper``, as
-    :class:`~tabletop.env_aec.FastOrderEnforcingWrapper`: the same checks, a cheaper
-    ``last``/``step``).
-
-    PettingZoo's ``AssertOutOfBoundsWrapper`` is left out on purpose: the env itself checks
-    every action (including out-of-range ints) and applies ``on_illegal`` to it, where the
-    wrapper would raise a bare AssertionError first.
-    """
-    e: pettingzoo.AECEnv = raw_env(**kwargs)
-    return FastOrderEnforcingWrapper(e)
+    """The AEC env (:class:`raw_env`) with PettingZoo's call-order checks
+    (:func:`tabletop.env_options.wrap_aec`)."""
+    return wrap_aec(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> LunatixParallelEnv:
@@ -314,12 +281,7 @@ def _add_tables() -> None:
 
 def register_envs() -> None:
     """Register ``LunatixLoop-v0`` with PettingZoo (aec, parallel) and Gymnasium."""
-    if ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", ENV_ID, entry_point=env)
-    if ENV_ID not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", ENV_ID, entry_point=parallel_env)
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(ENV_ID, entry_point=LunatixSingleAgentEnv)
+    register_game(ENV_ID, env, parallel_env, LunatixSingleAgentEnv)
 
 
 _add_tables()

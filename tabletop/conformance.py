@@ -65,6 +65,16 @@ def masked_random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
     return int(legal[int(rng.integers(len(legal)))])
 
 
+def random_env_action(env: Any, obs: Mapping[str, Any], rng: np.random.Generator) -> Any:
+    """A uniformly random legal env action for ``obs`` (the mask under the adapter's
+    ``mask_key``; an int for ``Discrete`` spaces, else the adapter's own kind of action)."""
+    adapter = _adapter(env)
+    mask = np.asarray(obs[adapter.mask_key])
+    if not mask.any():
+        raise AssertionError("an action mask allows no action at all")
+    return adapter.random_env_action(mask, rng)
+
+
 def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator[tuple]:
     """Play masked random actions; yields ``(agent, obs, reward, term, trunc, action)``.
 
@@ -79,7 +89,7 @@ def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator
         else:
             if steps >= max_steps:
                 return
-            action = masked_random_action(obs["action_mask"], rng)
+            action = random_env_action(env, obs, rng)
             steps += 1
         yield agent, obs, reward, term, trunc, action
         env.step(action)
@@ -90,7 +100,7 @@ def _parallel_play(env: ParallelEnv, rng: np.random.Generator, obs: Mapping[str,
     """Play masked random actions; yields ``(actions, obs, rewards, terms, truncs)``."""
     steps = 0
     while env.agents and steps < max_steps:
-        actions = {a: masked_random_action(obs[a]["action_mask"], rng) for a in env.agents}
+        actions = {a: random_env_action(env, obs[a], rng) for a in env.agents}
         obs, rewards, terms, truncs, _ = env.step(actions)
         steps += 1
         yield actions, obs, rewards, terms, truncs
@@ -204,16 +214,19 @@ def check_single_agent_env(single_fn: EnvFn | None = None, env_id: str | None = 
 
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=3)
+    adapter = env.adapter
+    n, key = adapter.num_actions, adapter.mask_key
     for _ in range(steps):
         assert env.observation_space.contains(obs), "observation out of its space"
         mask = np.asarray(env.action_masks())
-        assert mask.shape == (env.action_space.n,) and mask.dtype == bool, (
-            f"action_masks() must be a bool vector of length {env.action_space.n}, got "
+        assert mask.shape == (n,) and mask.dtype == bool, (
+            f"action_masks() must be a bool vector of length {n}, got "
             f"{mask.dtype} {mask.shape}")
-        if "action_mask" in info:
-            assert np.array_equal(mask, np.asarray(info["action_mask"]).astype(bool)), (
-                "action_masks() differs from info['action_mask']")
-        obs, reward, term, trunc, info = env.step(masked_random_action(mask, rng))
+        assert np.array_equal(mask, np.asarray(info[key]).astype(bool)), (
+            f"action_masks() differs from info[{key!r}]")
+        action = adapter.random_env_action(mask, rng)
+        assert env.action_space.contains(action), f"{action!r} is not in the action space"
+        obs, reward, term, trunc, info = env.step(action)
         assert isinstance(reward, float), f"reward must be a float, got {type(reward)}"
         if term or trunc:
             obs, info = env.reset()
@@ -332,16 +345,17 @@ def _assert_same_records(r1: Mapping[str, Any], r2: Mapping[str, Any], what: str
 
 # ---------------------------------------------------------------------- JSON round trip
 def _play_state(state: Any, rng: np.random.Generator, act_rng: np.random.Generator,
-                legal_ints: Callable[[Any, int], list[int]]) -> dict[int, int] | None:
-    """One event on a bare state: a chance outcome or one action per decider."""
+                adapter: Any) -> dict[int, int] | None:
+    """One event on a bare state: a chance outcome or one action per decider (a random
+    index of ``adapter.legal_ints``, decoded); returns the indices."""
     if state.is_chance_node():
         state.apply_chance(state.sample_chance(rng))
         return None
     acts = {}
     for p in state.current_players():
-        legal = legal_ints(state, p)
+        legal = adapter.legal_ints(state, p)
         acts[p] = legal[int(act_rng.integers(len(legal)))]
-    state.apply_actions(acts)
+    state.apply_actions({p: adapter.decode_action(state, p, a) for p, a in acts.items()})
     return acts
 
 
@@ -385,8 +399,8 @@ def check_json_round_trip_mid_episode(env_fn: EnvFn, seed: int = 0,
             if original.is_terminal() or restored.is_terminal():
                 assert original.is_terminal() and restored.is_terminal()
                 break
-            acts_a = _play_state(original, ca, aa, adapter.legal_ints)
-            acts_b = _play_state(restored, cb, ab, adapter.legal_ints)
+            acts_a = _play_state(original, ca, aa, adapter)
+            acts_b = _play_state(restored, cb, ab, adapter)
             assert acts_a == acts_b
         assert original.to_dict() == restored.to_dict(), _dict_diff(
             original.to_dict(), restored.to_dict())
@@ -422,7 +436,7 @@ def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
         if _session(env).buffer or _session(env).done:
             break
         obs, *_ = env.last()
-        env.step(masked_random_action(obs["action_mask"], rng))
+        env.step(random_env_action(env, obs, rng))
     assert not _session(env).done, (
         f"the game ended before the pickling point; lower pickle_after ({pickle_after})")
     events_before = len(env.unwrapped.record.events)
@@ -447,8 +461,8 @@ def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
             env.step(None)
             twin.step(None)
             continue
-        env.step(masked_random_action(o1["action_mask"], r1))
-        twin.step(masked_random_action(o2["action_mask"], r2))
+        env.step(random_env_action(env, o1, r1))
+        twin.step(random_env_action(twin, o2, r2))
         steps += 1
     assert twin.agents == env.agents
     rec1, rec2 = env.unwrapped.record.to_dict(), twin.unwrapped.record.to_dict()

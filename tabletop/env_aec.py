@@ -22,14 +22,6 @@ def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-def observation_space_for(adapter: GameAdapter) -> spaces.Dict:
-    """``{"observation": Box, "action_mask": Box(int8)}`` for one agent."""
-    return spaces.Dict({
-        "observation": spaces.Box(-1.0, 1.0, (adapter.observation_size(),), np.float32),
-        "action_mask": spaces.Box(0, 1, (adapter.num_actions,), np.int8),
-    })
-
-
 def state_space_for(adapter: GameAdapter) -> spaces.Box:
     """The space of ``state()``, the global state vector."""
     return spaces.Box(-1.0, 1.0, (adapter.state_size(),), np.float32)
@@ -54,20 +46,21 @@ class EnvCommon:
         self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
         self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = observation_space_for(adapter)
+        obs_space = adapter.observation_space()
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        act_space = spaces.Discrete(adapter.num_actions)
+        act_space = adapter.action_space()
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = state_space_for(adapter)
+        self._mask_key = adapter.mask_key
         self._viewer = None
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The same Dict space for every agent."""
+        """The same Dict space for every agent (``adapter.observation_space()``)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """``Discrete(num_actions)``; NOOP is 0."""
+        """The same space for every agent (``adapter.action_space()``; NOOP at 0)."""
         return self.action_spaces[agent]
 
     def state(self) -> np.ndarray:
@@ -131,10 +124,11 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         self._select()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's encoded observation and action mask (new arrays at every call)."""
+        """The agent's encoded observation and action mask (new arrays at every call; the
+        mask's key is ``adapter.mask_key``)."""
         seat = self._index[agent]
         session = self.session
-        return {"observation": session.observation(seat), "action_mask": session.mask(seat)}
+        return {"observation": session.observation(seat), self._mask_key: session.mask(seat)}
 
     def step(self, action: Any) -> None:
         """The selected agent acts (None for an agent that is done)."""

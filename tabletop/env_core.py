@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from tabletop.errors import IllegalActionError
 from tabletop.protocol import Game, State
@@ -68,11 +69,62 @@ class GameAdapter(abc.ABC):
     def legal_ints(self, state: State, seat: int) -> list[int]:
         """Legal actions of ``seat`` as ints (empty when it is not deciding)."""
 
+    #: the observation key of the action mask (Lazer Ryderz's ``box`` mode: ``legal_mask``)
+    mask_key: str = "action_mask"
+
+    def observation_space(self) -> spaces.Dict:
+        """One agent's observation space: ``{"observation": Box, mask_key: Box(int8)}``."""
+        return spaces.Dict({
+            "observation": spaces.Box(-1.0, 1.0, (self.observation_size(),), np.float32),
+            self.mask_key: spaces.Box(0, 1, (self.num_actions,), np.int8),
+        })
+
+    def action_space(self) -> spaces.Space:
+        """One agent's action space: ``Discrete(num_actions)`` (NOOP at 0)."""
+        return spaces.Discrete(self.num_actions)
+
     def decode_action(self, state: State, seat: int, index: int) -> Any:
         """The game's action for ``seat``'s ``index``, an int :meth:`legal_ints` gave (so no
         range check is needed; override with a cheaper lookup where there is one, or where
         the action depends on the position, as an aimed Launch Point does)."""
         return self.game.int_to_action(index)
+
+    def to_engine(self, state: State, seat: int, action: Any, legal: list[int]) -> Any:
+        """The game's action for the env action ``action`` of ``seat``, or None when it is
+        not legal (``legal``: :meth:`legal_ints`, non-empty). Envs with richer actions than
+        one int (a continuous part, a score vector) override this."""
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            return None
+        return self.decode_action(state, seat, index) if index in legal else None
+
+    def random_action(self, state: State, seat: int, legal: list[int],
+                      rng: np.random.Generator) -> Any:
+        """A uniformly random legal game action (``on_illegal="random_legal"``)."""
+        return self.decode_action(state, seat, legal[int(rng.integers(len(legal)))])
+
+    def forced_action(self, state: State, seat: int, legal: list[int]) -> Any:
+        """The game action when ``seat`` has exactly one choice (``auto_play``), else None."""
+        return self.decode_action(state, seat, legal[0]) if len(legal) == 1 else None
+
+    def random_env_action(self, mask: np.ndarray, rng: np.random.Generator) -> Any:
+        """A uniformly random env action among those ``mask`` allows (random opponents and
+        the conformance kit's random play)."""
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("the action mask allows no action")
+        return int(legal[int(rng.integers(len(legal)))])
+
+    def describe_illegal(self, state: State, seat: int, action: Any, legal: list[int]) -> str:
+        """The error message for an illegal ``action``: what was wrong, what is allowed."""
+        names = self.decode_action
+        return (f"action {action!r} is not legal for player_{seat}; legal: "
+                + ", ".join(f"{i} ({names(state, seat, i)})" for i in legal))
+
+    def action_json(self, action: Any) -> Any:
+        """A game action as recorded (``game.action_to_json``)."""
+        return self.game.action_to_json(action)
 
     def shaping_enabled(self) -> bool:
         """Whether :meth:`shaping` gives anything (saves a clone per step when off)."""
@@ -104,7 +156,7 @@ class GameSession:
         self.state: State = adapter.game.new_initial_state(0)
         self.rng = np.random.default_rng(0)
         self.record = GameRecord(game=adapter.env_name, config={}, seed=None)
-        self.buffer: dict[int, int] = {}
+        self.buffer: dict[int, Any] = {}
         self.forced_end = False
         self.illegal_by: int | None = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
@@ -215,8 +267,9 @@ class GameSession:
         return self.zero_rewards
 
     # ------------------------------------------------------------------ acting
-    def act(self, seat: int, action: int) -> None:
-        """``seat`` chooses ``action`` (an int). Applies it once every decider has chosen."""
+    def act(self, seat: int, action: Any) -> None:
+        """``seat`` chooses ``action`` (an env action). Applies it once every decider has
+        chosen."""
         deciders = self.deciders()
         if seat not in deciders:
             if self.done:
@@ -232,11 +285,11 @@ class GameSession:
         if len(deciders) == 1:  # ``seat`` was the last one to choose
             self._apply_buffer()
 
-    def act_all(self, actions: Mapping[int, int]) -> None:
+    def act_all(self, actions: Mapping[int, Any]) -> None:
         """Every current decider acts at once (the parallel API); others are ignored."""
         if self.done:
             raise IllegalActionError("the game is over; reset the env")
-        chosen: dict[int, int] = {}
+        chosen: dict[int, Any] = {}
         for seat in self.deciders():  # check every action before buffering any
             if seat not in actions:
                 raise IllegalActionError(f"player_{seat} must act now but sent no action")
@@ -247,23 +300,17 @@ class GameSession:
         self.buffer.update(chosen)
         self._apply_buffer()
 
-    def _checked(self, seat: int, action: Any) -> int | None:
-        """The action as a legal int, per ``on_illegal``; None when the game was ended."""
+    def _checked(self, seat: int, action: Any) -> Any:
+        """The game action for ``action``, per ``on_illegal``; None when the game was ended."""
         legal = self.legal(seat)
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
-        if a in legal:
-            return a
+        adapter = self.adapter
+        chosen = adapter.to_engine(self.state, seat, action, legal)
+        if chosen is not None:
+            return chosen
         if self.on_illegal is OnIllegal.RAISE:
-            names = self.adapter.game.int_to_action
-            raise IllegalActionError(
-                f"action {action!r} is not legal for player_{seat}; legal: "
-                + ", ".join(f"{i} ({names(i)})" for i in legal)
-            )
+            raise IllegalActionError(adapter.describe_illegal(self.state, seat, action, legal))
         if self.on_illegal is OnIllegal.RANDOM_LEGAL:
-            return legal[int(self.rng.integers(len(legal)))]
+            return adapter.random_action(self.state, seat, legal, self.rng)
         self.forced_end = True
         self.illegal_by = seat
         self.pending_rewards[seat] += self.illegal_penalty
@@ -276,13 +323,13 @@ class GameSession:
         self._apply(acts)
         self._advance(before)
 
-    def _apply(self, acts: dict[int, int]) -> None:
-        """Apply one action int per decider to the state and log them in the record."""
-        s = self.state
-        decode = self.adapter.decode_action
-        s.apply_actions({k: decode(s, k, v) for k, v in acts.items()})
+    def _apply(self, acts: dict[int, Any]) -> None:
+        """Apply one game action per decider to the state and log them in the record."""
+        self.state.apply_actions(acts)
         self._changed()
-        self.record.events.append({"actions": {str(k): v for k, v in sorted(acts.items())}})
+        to_json = self.adapter.action_json
+        self.record.events.append(
+            {"actions": {str(k): to_json(v) for k, v in sorted(acts.items())}})
 
     def _shaping_on(self) -> bool:
         return self.adapter.shaping_enabled()
@@ -303,9 +350,9 @@ class GameSession:
             for p in s.current_players():
                 if p in self.buffer:
                     continue
-                legal = self.legal(p)
-                if len(legal) == 1:
-                    forced[p] = legal[0]
+                only = self.adapter.forced_action(s, p, self.legal(p))
+                if only is not None:
+                    forced[p] = only
             if not forced:
                 break
             self.buffer.update(forced)

@@ -36,9 +36,10 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         st = self.session.state
+        key = self._mask_key
         return {
             a: {"observation": self.adapter.encode(st, self._index[a]),
-                "action_mask": self.session.mask(self._index[a])}
+                key: self.session.mask(self._index[a])}
             for a in self.agents
         }
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
 
-#: an opponent: (observation vector, action mask, seat, rng) -> action int
-Policy = Callable[[np.ndarray | None, np.ndarray, int, np.random.Generator], int]
+#: an opponent: (observation, action mask, seat, rng) -> an env action (an int for
+#: ``Discrete`` action spaces)
+Policy = Callable[[np.ndarray | None, np.ndarray, int, np.random.Generator], Any]
 
 
 def random_policy(obs: np.ndarray | None, mask: np.ndarray, seat: int,
@@ -48,18 +48,24 @@ class SingleAgentView(gymnasium.Env):
         self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
         n = adapter.num_players
         if opponents is None:
-            opponents = random_policy
+            opponents = self._random_opponent
         self._fixed = [opponents] * (n - 1) if callable(opponents) else list(opponents)
         if len(self._fixed) != n - 1:
             raise ValueError(f"need {n - 1} opponent policies, got {len(self._fixed)}")
         self._sampler = opponent_sampler
         self._seat_option = learner_seat
         self.learner = 0 if learner_seat == "random" else int(learner_seat)
-        self.observation_space = spaces.Box(-1.0, 1.0, (adapter.observation_size(),),
-                                            np.float32)
-        self.action_space = spaces.Discrete(adapter.num_actions)
+        self.observation_space = adapter.observation_space()["observation"]
+        self.action_space = adapter.action_space()
         self._opp_rng = np.random.default_rng(0)
         self._policies: dict[int, Policy] = {}
+
+    def _random_opponent(self, obs: Any, mask: np.ndarray, seat: int,
+                         rng: np.random.Generator) -> Any:
+        """The default opponent: a uniformly random legal env action."""
+        return self.adapter.random_env_action(mask, rng)
+
+    _random_opponent.needs_observation = False  # type: ignore[attr-defined]
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -82,14 +88,15 @@ class SingleAgentView(gymnasium.Env):
         return self.adapter.encode(self.session.state, self.learner)
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self.session.mask(self.learner),
+        info: dict[str, Any] = {self.adapter.mask_key: self.session.mask(self.learner),
                                 "seat": self.learner}
         if self.session.done:
             info["won"] = float(self.session.state.outcome().winner == self.learner)
         return info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (for MaskablePPO)."""
+        """Boolean mask of the learner's legal actions (for MaskablePPO; in an action mode
+        that is not one ``Discrete`` space, the mask of its discrete part)."""
         return self.session.mask(self.learner).astype(bool)
 
     def _play_others(self) -> None:
@@ -115,7 +122,7 @@ class SingleAgentView(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner acts; the opponents play until its next decision."""
         s = self.session
-        s.act(self.learner, int(action))
+        s.act(self.learner, action)
         self._play_others()
         reward = float(s.take_rewards()[self.learner])
         terminated = s.done and not s.truncated

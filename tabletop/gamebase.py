@@ -81,6 +81,16 @@ class GameBase:
         except (KeyError, AttributeError):
             raise IllegalActionError(f"{action} is not an action of this game") from None
 
+    def action_to_json(self, action: Any) -> Any:
+        """An action as JSON for records: its int (games with continuous actions extend it)."""
+        return self.action_to_int(action)
+
+    def action_from_json(self, value: Any) -> Any:
+        """Decode :meth:`action_to_json` output (an int)."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise IllegalActionError(f"a recorded action must be an int, got {value!r}")
+        return self.int_to_action(value)
+
 
 class MachineQueries:
     """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``

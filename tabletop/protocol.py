@@ -128,6 +128,14 @@ class Game(Protocol):
         """Decode an int from :meth:`action_to_int`."""
         ...
 
+    def action_to_json(self, action: Any) -> JSON:
+        """An action as JSON for game records (its int, or more for a continuous action)."""
+        ...
+
+    def action_from_json(self, value: JSON) -> Any:
+        """Decode :meth:`action_to_json` output (``IllegalActionError`` if malformed)."""
+        ...
+
 
 def play_chance(state: State, rng: np.random.Generator) -> Any:
     """Sample and apply the pending chance outcome; returns the outcome applied."""

@@ -25,7 +25,8 @@ RECORD_VERSION = 1
 class GameRecord:
     """One game: which game and config, the seed, and every event in order.
 
-    Events are ``{"chance": outcome}`` or ``{"actions": {seat: action_int}}``; optional
+    Events are ``{"chance": outcome}`` or ``{"actions": {seat: action}}`` (each action as
+    ``game.action_to_json`` gives it: an int, or e.g. ``[int, x]`` for a launch); optional
     ``snapshots`` map an event index to ``state.to_dict()`` taken before that event.
     """
 
@@ -104,9 +105,10 @@ class RecordingState:
 
     def apply_actions(self, actions: Mapping[int, Any]) -> None:
         """Apply and log one action per decider."""
-        ints = {int(s): self.game.action_to_int(self.game_action(a)) for s, a in actions.items()}
+        to_json = self.game.action_to_json
+        logged = {int(s): to_json(self.game_action(a)) for s, a in actions.items()}
         self.state.apply_actions(actions)
-        self.record.events.append({"actions": {str(s): a for s, a in sorted(ints.items())}})
+        self.record.events.append({"actions": {str(s): a for s, a in sorted(logged.items())}})
 
     def game_action(self, a: Any) -> Any:
         """An action object for ``a`` (ints are decoded)."""
@@ -128,7 +130,8 @@ def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
         if "chance" in event:
             state.apply_chance(event["chance"])
         else:
-            state.apply_actions({int(s): int(a) for s, a in event["actions"].items()})
+            decode = game.action_from_json
+            state.apply_actions({int(s): decode(a) for s, a in event["actions"].items()})
     yield state
 
 

@@ -78,8 +78,8 @@ def describe_event(game: Any, event: dict[str, Any]) -> str:
     parts = []
     for seat, a in sorted(event["actions"].items(), key=lambda kv: int(kv[0])):
         try:
-            name = str(game.int_to_action(int(a)))
-        except (ValueError, KeyError):
+            name = str(game.action_from_json(a))
+        except (ValueError, KeyError, TypeError):
             name = f"#{a}"
         parts.append(f"player_{seat}: {name}")
     return ", ".join(parts)

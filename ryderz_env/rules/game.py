@@ -140,6 +140,24 @@ class Game(GameBase):
                 f"action index {index!r} out of range 0..{len(self.codec) - 1}")
         return self.codec.decode(int(index), x)
 
+    def action_to_json(self, action: Action | int) -> int | list[float]:
+        """An action for records: its int, or ``[int, x]`` for a Launch Point."""
+        a = self.as_action(action)
+        i = self.codec.encode(a)
+        return [i, a.x] if a.kind is ActionKind.LAUNCH else i
+
+    def action_from_json(self, value: Any) -> Action:
+        """Decode :meth:`action_to_json` output (``IllegalActionError`` if malformed)."""
+        if isinstance(value, list) and len(value) == 2:
+            x = value[1]
+            if isinstance(x, bool) or not isinstance(x, int | float):
+                raise IllegalActionError(f"a launch's position must be a number, got {x!r}")
+            a = self.int_to_action(value[0], float(x))
+            if a.kind is not ActionKind.LAUNCH:
+                raise IllegalActionError(f"[{value[0]}, x]: only a launch has a position")
+            return a
+        return self.int_to_action(value)
+
     def as_action(self, action: Action | int) -> Action:
         """Accept an Action (or a plain (kind, arg, x) tuple) or the int of a non-launch."""
         if isinstance(action, Action):

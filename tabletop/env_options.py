@@ -1,0 +1,91 @@
+"""What every game's env module shares: building the adapter from keyword options, the
+``env()`` wrapper, and registration with PettingZoo and Gymnasium.
+
+A game's env module defines ``make_adapter(**options) -> GameAdapter`` (its adapter carries
+an ``env_config`` with the defaults of ``on_illegal``, ``illegal_penalty`` and
+``auto_play``), then its classes as ``class raw_env(AdapterOptions, TabletopAECEnv)`` with
+``make_adapter = staticmethod(make_adapter)``, and calls :func:`register_game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
+
+import gymnasium
+import pettingzoo
+
+from tabletop.env_aec import FastOrderEnforcingWrapper
+from tabletop.env_core import GameAdapter
+
+
+class SessionDefaults(Protocol):
+    """The env-config fields the shared options read."""
+
+    on_illegal: str
+    illegal_penalty: float
+    auto_play: bool
+
+
+class AdapterOptions:
+    """Builds the adapter from keyword options for an AEC, parallel or single-agent env.
+
+    ``on_illegal`` and ``auto_play`` left as None take the game's env config defaults;
+    ``illegal_penalty`` always comes from the env config. Every other keyword goes to
+    ``make_adapter``.
+    """
+
+    make_adapter: ClassVar[Callable[..., GameAdapter]]
+    #: ``auto_play`` when neither the caller nor the env config says (None: the config's)
+    default_auto_play: ClassVar[bool | None] = None
+    adapter: GameAdapter
+    session: Any
+
+    def __init__(self, *args: Any, render_mode: str | None = None,
+                 on_illegal: str | None = None, auto_play: bool | None = None,
+                 **options: Any) -> None:
+        adapter_options = {k: options.pop(k) for k in list(options)
+                           if k not in self._view_options()}
+        adapter = type(self).make_adapter(**adapter_options)
+        cfg: SessionDefaults = adapter.env_config  # type: ignore[attr-defined]
+        if auto_play is None:
+            auto_play = (cfg.auto_play if self.default_auto_play is None
+                         else self.default_auto_play)
+        super().__init__(adapter, *args, render_mode=render_mode,  # type: ignore[call-arg]
+                         on_illegal=on_illegal or cfg.on_illegal, auto_play=auto_play,
+                         **options)
+        self.session.illegal_penalty = cfg.illegal_penalty
+
+    @staticmethod
+    def _view_options() -> tuple[str, ...]:
+        """Keywords of the env class itself (not of the adapter)."""
+        return ("opponents", "learner_seat", "opponent_sampler")
+
+    @property
+    def game(self) -> Any:
+        """The rules engine's game."""
+        return self.adapter.game
+
+
+def wrap_aec(env: pettingzoo.AECEnv) -> pettingzoo.AECEnv:
+    """The AEC env with PettingZoo's call-order checks
+    (:class:`~tabletop.env_aec.FastOrderEnforcingWrapper`: the same checks, a cheaper
+    ``last``/``step``).
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` is left out on purpose: the env itself checks
+    every action (including out-of-range ones) and applies ``on_illegal`` to it, where the
+    wrapper would raise a bare AssertionError first.
+    """
+    return FastOrderEnforcingWrapper(env)
+
+
+def register_game(env_id: str, aec_fn: Callable[..., Any], parallel_fn: Callable[..., Any],
+                  single_cls: type[gymnasium.Env]) -> None:
+    """Register ``env_id`` with PettingZoo (aec and parallel) and Gymnasium (the
+    single-agent view); registering twice is harmless."""
+    if env_id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", env_id, entry_point=aec_fn)
+    if env_id not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", env_id, entry_point=parallel_fn)
+    if env_id not in gymnasium.registry:
+        gymnasium.register(env_id, entry_point=single_cls)
