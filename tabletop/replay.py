@@ -28,6 +28,7 @@ from tabletop.records import GameRecord, iter_replay
 #: env name (``record.game``) -> ``"module:factory"``; ``factory(config) -> (game, adapter)``
 KNOWN_GAMES: dict[str, str] = {
     "lunatix_loop_v0": "lunatix_env.envs:replay_game",
+    "lazer_ryderz_v0": "ryderz_env.envs:replay_game",
 }
 
 EPILOG = """\

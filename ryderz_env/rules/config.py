@@ -195,10 +195,17 @@ def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConf
         raise ConfigError(f"{p}: expected a mapping at the top level")
     data = {**data, **overrides}
     table = data.get("table")
-    if isinstance(table, str) and "/" not in table and not table.endswith(".yaml"):
-        data["table"] = f"tables/{table}.yaml"
+    if isinstance(table, str):
+        data["table"] = table_path(table)
     data.setdefault("base_dir", str(p.resolve().parent))
     return from_mapping(RulesConfig, data, source=str(p))
+
+
+def table_path(table: str) -> str:
+    """A table preset name (``"small"``) as its path ``tables/small.yaml``; paths as given."""
+    if "/" not in table and not table.endswith(".yaml"):
+        return f"tables/{table}.yaml"
+    return table
 
 
 def load_pieces(rules: RulesConfig) -> PiecesConfig:
