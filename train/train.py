@@ -434,7 +434,7 @@ def eval_game_gif(model: MaskablePPO, cfg: TrainConfig, won: list[int],
     seat = i % cfg.num_players
     result = "won" if res[0] else f"not won ({res[1]})"
     return (f"Evaluation game {i} (seed {cfg.eval_seed + i}), the learner on seat {seat}: "
-            f"{result}, {res[2]} learner decisions; {frames} frames.")
+            f"{result}, {res[2]} learner decisions; {frames} states drawn.")
 
 
 def _plain(cfg: TrainConfig) -> dict:
