@@ -64,6 +64,9 @@ class LaunchAim:
         self.k = k
         self.positions = tuple(-1.0 + 2.0 * i / (k - 1) for i in range(k))
         self._grid = np.linspace(-1.0, 1.0, grid)
+        #: (seat, px, py) -> aim: a Prizm keeps its place over many decisions, and every
+        #: legal-action query of a launch asks for every Prizm (a solve costs ~2 ms)
+        self._cache: dict[tuple[int, float, float], float | None] = {}
 
     def _offset(self, seat: int, x: float, px: float, py: float) -> tuple[float, float]:
         """(lateral, forward) position of the point in the Launch Point frame at ``x``."""
@@ -75,7 +78,19 @@ class LaunchAim:
         return (-s * dx + c * dy, c * dx + s * dy)
 
     def aim(self, seat: int, px: float, py: float) -> float | None:
-        """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None."""
+        """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None (cached
+        per seat and point)."""
+        key = (seat, px, py)
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        if len(self._cache) >= 4096:
+            self._cache.clear()
+        x = self._cache[key] = self._solve(seat, px, py)
+        return x
+
+    def _solve(self, seat: int, px: float, py: float) -> float | None:
         lat = np.array([self._offset(seat, x, px, py)[0] for x in self._grid])
         best: float | None = None
         for i in np.flatnonzero(np.sign(lat[:-1]) != np.sign(lat[1:])):

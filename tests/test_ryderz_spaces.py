@@ -43,6 +43,14 @@ def test_aim_on_a_round_table_faces_the_point_through_the_centre() -> None:
     assert aim.aim(0, 17.0, 0.0) is None
 
 
+def test_aim_is_cached_per_seat_and_point() -> None:
+    aim = LaunchAim(game(num_players=2))
+    points = [(0, 1.5, 4.0), (1, 1.5, 4.0), (0, 17.0, 0.0), (0, -2.0, -3.0)]
+    first = [aim.aim(*p) for p in points]
+    assert first == [aim._solve(*p) for p in points] == [aim.aim(*p) for p in points]
+    assert first[0] is not None and first[2] is None and len(aim._cache) == 4
+
+
 def test_aim_on_a_rectangle_is_the_foot_of_the_perpendicular() -> None:
     g = game(num_players=4, table="rectangle")
     aim = LaunchAim(g)
