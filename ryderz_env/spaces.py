@@ -67,6 +67,8 @@ class LaunchAim:
         #: (seat, px, py) -> aim: a Prizm keeps its place over many decisions, and every
         #: legal-action query of a launch asks for every Prizm (a solve costs ~2 ms)
         self._cache: dict[tuple[int, float, float], float | None] = {}
+        #: seat -> the Launch Point frames of the grid as arrays (x, y, cos h, sin h)
+        self._frames: dict[int, tuple[np.ndarray, ...]] = {}
 
     def _offset(self, seat: int, x: float, px: float, py: float) -> tuple[float, float]:
         """(lateral, forward) position of the point in the Launch Point frame at ``x``."""
@@ -90,8 +92,23 @@ class LaunchAim:
         x = self._cache[key] = self._solve(seat, px, py)
         return x
 
+    def _grid_frames(self, seat: int) -> tuple[np.ndarray, ...]:
+        frames = self._frames.get(seat)
+        if frames is None:
+            tb = self.game.table
+            lo, hi = tb.reach(seat, self.game.num_players)
+            poses = [tb.launch_frame(lo + (x + 1.0) / 2.0 * (hi - lo)) for x in self._grid]
+            frames = self._frames[seat] = (
+                np.array([f.x for f in poses]), np.array([f.y for f in poses]),
+                np.array([math.cos(f.h) for f in poses]),
+                np.array([math.sin(f.h) for f in poses]))
+        return frames
+
     def _solve(self, seat: int, px: float, py: float) -> float | None:
-        lat = np.array([self._offset(seat, x, px, py)[0] for x in self._grid])
+        # the lateral offsets on the grid, as _offset computes them (same operations, so
+        # the same numbers), for every grid position at once
+        fx, fy, c, s = self._grid_frames(seat)
+        lat = -s * (px - fx) + c * (py - fy)
         best: float | None = None
         for i in np.flatnonzero(np.sign(lat[:-1]) != np.sign(lat[1:])):
             a, b = float(self._grid[i]), float(self._grid[i + 1])
