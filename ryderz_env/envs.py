@@ -394,25 +394,41 @@ class _RyderzOptions(AdapterOptions):
     make_adapter = staticmethod(make_adapter)
 
 
-_DOC_TABLES = """
+_DOC_SYMBOLS = """
 
+    D = {D}, A = {A}, K = {K}, C = {C} and S = {S} for the default four-player game
+    (``docs/lazer_ryderz_env.md`` lists every slot and channel).
+"""
+
+_DOC_OBSERVATIONS = """
     **Observation** (``obs_mode="vector"``, the default): ``Dict``
 
     | key | space | content |
     |---|---|---|
     | ``observation`` | ``Box(-1, 1, (D,), float32)`` | decision, poses, Prizms, rays, pieces |
-    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal now (``legal_mask`` in box mode) |
+{masks}
 
     **Observation** (``obs_mode="image"``): ``Dict``
 
     | key | space | content |
     |---|---|---|
     | ``observation`` | ``Box(0, 255, (C, S, S), uint8)`` | raster around the head |
-    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | as in the vector mode |
+{masks}"""
 
-    D = {D}, A = {A}, K = {K}, C = {C} and S = {S} for the default four-player game
-    (``docs/lazer_ryderz_env.md`` lists every slot and channel).
+_DOC_MASKS = """\
+    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal (``action_mode="hybrid"``) |
+    | ``legal_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal (``action_mode="box"``) |
+    | ``action_mask`` | ``Box(0, 1, (K,), int8)`` | 1 = legal (``action_mode="discrete"``) |
+"""
 
+_DOC_SINGLE_OBSERVATIONS = """
+    **Observation** (``obs_mode="vector"``, the default): ``Box(-1, 1, (D,), float32)``, the
+    learner's ``observation`` of the multi-agent envs.
+
+    **Observation** (``obs_mode="image"``): ``Box(0, 255, (C, S, S), uint8)``.
+"""
+
+_DOC_ACTIONS = """
     **Action** (``action_mode="hybrid"``, the default): ``Dict``
 
     | key | space | meaning |
@@ -502,9 +518,12 @@ def doc_sizes() -> dict[str, int]:
 
 
 def _add_tables() -> None:
-    tables = _DOC_TABLES.format(**doc_sizes())
-    for cls in (raw_env, RyderzParallelEnv, RyderzSingleAgentEnv):
-        cls.__doc__ = (cls.__doc__ or "") + tables
+    symbols = _DOC_SYMBOLS.format(**doc_sizes())
+    for cls in (raw_env, RyderzParallelEnv):
+        cls.__doc__ = ((cls.__doc__ or "") + symbols
+                       + _DOC_OBSERVATIONS.format(masks=_DOC_MASKS) + _DOC_ACTIONS)
+    RyderzSingleAgentEnv.__doc__ = ((RyderzSingleAgentEnv.__doc__ or "") + symbols
+                                    + _DOC_SINGLE_OBSERVATIONS + _DOC_ACTIONS)
 
 
 def register_envs() -> None:
