@@ -10,7 +10,7 @@ TRAIN_STAMP := $(VENV)/.installed-train
 SEED ?= 0
 TRAIN_CONFIG ?= configs/train/lunatix_maskppo.yaml
 
-.PHONY: train test play lint bench bench-env bench-ryderz clean
+.PHONY: train test play lint bench bench-env bench-ryderz bench-ryderz-env clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train_lunatix --config $(TRAIN_CONFIG)
@@ -45,6 +45,9 @@ bench-env: $(STAMP)
 
 bench-ryderz: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_engine.py
+
+bench-ryderz-env: $(STAMP)
+	$(BIN)/python bench/bench_ryderz_env.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
