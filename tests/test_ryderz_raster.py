@@ -12,6 +12,7 @@ encoder samples a table-frame raster of cells ``world_res`` wide, so a sample wi
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -218,8 +219,6 @@ def test_polygon_tables_fit_whole_at_the_default_extent(table: str) -> None:
 
 
 def test_an_encoder_pickles_without_its_caches_and_encodes_the_same() -> None:
-    import pickle
-
     s = midgame()
     enc = ImageEncoder(s.game)
     before = enc.encode(s, 0)
