@@ -310,7 +310,7 @@ class RyderzAdapter(GameAdapter):
         if self._painter is None:
             from ryderz_env.render import TablePainter
 
-            self._painter = TablePainter(self.game)
+            self._painter = TablePainter(self.game, panel=True)
         return self._painter.paint(state)
 
     def make_viewer(self) -> Any:
