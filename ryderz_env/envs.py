@@ -219,7 +219,7 @@ class RyderzAdapter(GameAdapter):
             x = _as_position(action["x"])
         else:
             v = _as_vector(action, len(self.codec) + 1)
-            if v is None:
+            if v is None or np.abs(v).max() > 1.0:
                 return None
             scores = v[legal]
             index = legal[int(np.argmax(scores))]

@@ -2,7 +2,7 @@
 random players on the standard table, stopped after ``--decisions`` decisions, rendered by the
 env's ``rgb_array`` mode (the table to scale with the text panel).
 
-Usage: ``python scripts/draw_ryderz_game.py [--seed 5] [--decisions 150] [--out docs/img/ryderz_game.png]``
+Usage: ``python scripts/draw_ryderz_game.py [--seed 5] [--decisions 150] [--out PNG]``
 """
 
 from __future__ import annotations
