@@ -1021,7 +1021,8 @@ def test_replay_cli_on_a_ryderz_record(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("value", [[1], [3, "a"], [6, 0.1], True, [True, 0.1], [1, True],
-                                   "1", 1.0, [1, 0.1, 2], {"a": 1}, None, 41, -1, [41, 0.0]])
+                                   "1", 1.0, [1, 0.1, 2], {"a": 1}, None, 41, -1, [41, 0.0],
+                                   [1, float("nan")], [1, float("inf")], [1, 5.0], [1, -1.5]])
 def test_action_from_json_rejects_malformed_values(value: Any) -> None:
     with pytest.raises(IllegalActionError):
         Game(num_players=2).action_from_json(value)

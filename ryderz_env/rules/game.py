@@ -150,8 +150,10 @@ class Game(GameBase):
         """Decode :meth:`action_to_json` output (``IllegalActionError`` if malformed)."""
         if isinstance(value, list) and len(value) == 2:
             x = value[1]
-            if isinstance(x, bool) or not isinstance(x, int | float):
-                raise IllegalActionError(f"a launch's position must be a number, got {x!r}")
+            if isinstance(x, bool) or not isinstance(x, int | float) or not (
+                    math.isfinite(x) and -1.0 <= x <= 1.0):
+                raise IllegalActionError(
+                    f"a launch's position must be a number in [-1, 1], got {x!r}")
             a = self.int_to_action(value[0], float(x))
             if a.kind is not ActionKind.LAUNCH:
                 raise IllegalActionError(f"[{value[0]}, x]: only a launch has a position")
