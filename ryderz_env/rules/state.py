@@ -725,7 +725,9 @@ class State(MachineQueries):
         # x0 <= x + reach, y0 <= y + reach, x1 >= x - reach, y1 >= y - reach, the last two
         # negated (exactly) so that one comparison tests all four
         c = np.array([(q.x + reach, q.y + reach, reach - q.x, reach - q.y) for q in pz])
-        pk, ei = np.nonzero((self._box_array()[None] <= c[:, None]).all(axis=2))
+        # (the four booleans of a pair read as one 4-byte word: all true is 0x01010101)
+        pk, ei = np.nonzero((self._box_array()[None] <= c[:, None]).view(np.uint32)[..., 0]
+                            == 0x01010101)
         if len(pk):
             pts = shapely.points([(pz[k].x, pz[k].y) for k in pk.tolist()])
             d = shapely.distance(pts, polys[ei])
@@ -756,7 +758,9 @@ class State(MachineQueries):
         asked for (the Prizm locks) and kept with the index."""
         index = self._table_index()
         if self._boxes is None or self._boxes[0] is not index:
-            boxes = np.array([e.bbox for e in index[0]]).reshape(-1, 4)
+            els = index[0]
+            boxes = np.fromiter(itertools.chain.from_iterable(e.bbox for e in els), float,
+                                4 * len(els)).reshape(-1, 4)
             boxes[:, 2:] *= -1.0
             self._boxes = (index, boxes)
         return self._boxes[1]
