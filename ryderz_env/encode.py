@@ -21,8 +21,11 @@ others clockwise. Blocks, in order (``VectorEncoder.blocks`` names them with the
    observer's frame (present, start, end, is a Launch Point).
 
 Rays are cast against capsules: each piece's centreline (curves as a few chords) grown by
-half the Lazer width, and a Launch Point's middle, so that one ray pass costs a handful of
-numpy operations over a few hundred segments instead of every outline edge.
+half the Lazer width, and a Launch Point's middle (:func:`cast_rays`). An element's capsules
+are placed once (elements are immutable and shared between states) and joined per Lazer, a
+Lazer one piece longer than a known one from it, so that a cast is a few dozen numpy
+operations over the table's capsules, whatever their number; seen from a head, a convex
+table's edges are capsules of radius 0 in the same pass.
 """
 
 from __future__ import annotations
@@ -45,18 +48,16 @@ LAUNCH = PieceKind.LAUNCH
 RAY_SAGITTA = 0.02
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (the oldest go first)
 LAZER_CACHE = 512
-
-
-#: how near (inches; squared inches for the ends) the ray origin must lie to a capsule's side
-#: line or outline for the rounding of the cast to decide what it sees
+#: how near (inches; squared inches for the ends) the ray origin lies to a capsule's side
+#: line or outline when the rounding of the cast may decide what a ray sees
 GRAZE = 1e-9
 
 
 def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
     """Capsules: chords from ``a`` to ``b`` ((S, 2) each) grown by ``radii`` (S,), as the
-    (17, S) table :func:`cast_rays` reads. Rows, grouped so that each group is one array of a
+    (14, S) table :func:`cast_rays` reads. Rows, grouped so that each group is one array of a
     single operation: nx, ux, ny, uy (unit normal n = (-uy, ux) and direction u); n.a,
-    u.a + L/2; L/2, r; ax, bx, ay, by; the midpoint (x, y); r^2, r^2; (L/2 + r)^2."""
+    u.a + L/2; L/2, r; ax, bx, ay, by; r^2, r^2."""
     e = b - a
     length = np.hypot(e[:, 0], e[:, 1])
     inv = 1.0 / np.maximum(length, 1e-12)
@@ -65,37 +66,18 @@ def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
     half = length / 2.0
     r = np.broadcast_to(radii, length.shape)
     return np.stack([-uy, ux, ux, uy, ux * ay - uy * ax, ux * ax + uy * ay + half, half, r,
-                     ax, bx, ay, by, (ax + bx) / 2.0, (ay + by) / 2.0, r * r, r * r,
-                     (half + r) ** 2])
+                     ax, bx, ay, by, r * r, r * r])
 
 
 #: the rows of a ``chord_table`` with a and b as (ax, ay, bx, by)
 ENDS = [8, 10, 9, 11]
 
 
-def reachable(rays: np.ndarray, chords: np.ndarray, limit: np.ndarray) -> np.ndarray:
-    """Indices of the capsules (a ``chord_table``) that a ray may meet, for rays evenly
-    spread around the circle (``rays`` as in :func:`cast_rays`). A ray meets a capsule only
-    if it meets the disc around it (centre m, radius L/2 + r), and if any ray does, the ray
-    nearest in angle to m does. That one passes m at sin(x) |m| for an angle x of at most half
-    the angle between rays, so at least k x |m| with k a lower bound of sin(x) / x there;
-    ``limit`` is ((L/2 + r) / (k * the angle between rays))^2 per capsule."""
-    n_rays = rays.shape[1] - 1
-    m = chords[12:14] - rays[:, n_rays:]
-    off = np.arctan2(m[1], m[0])
-    off -= math.atan2(rays[1, 0], rays[0, 0])
-    off *= n_rays / (2.0 * math.pi)
-    off -= np.rint(off)  # the angle to the nearest ray, in steps
-    off *= off
-    m *= m
-    off *= m.sum(axis=0)
-    return np.flatnonzero(off <= limit)
-
-
-def cast_rays(rays: np.ndarray, chords: np.ndarray) -> np.ndarray:
+def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -> np.ndarray:
     """For each ray, the distance from its origin to the first capsule (a ``chord_table``),
     ``inf`` where it meets none; an origin inside a capsule sees it at distance 0. ``rays``
-    (2, R + 1) holds R unit directions as columns, then the origin.
+    (2, R + 1) holds R unit directions as columns, then the origin. Only the first ``n_ends``
+    capsules (default all) have round ends: the others are segments (radius 0).
 
     Both long sides of a capsule are one test: where the ray enters the slab ``|n.(p - a)| <=
     r`` from the origin's side, if there ``0 <= u.(p - a) <= L``. An origin inside a slab gets a
@@ -103,10 +85,10 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray) -> np.ndarray:
     went through an end disc first, which the ends find nearer.
 
     Pieces fit a lattice of sorts, so rays do run along side lines and graze ends, and the
-    origin can lie on an outline; there the answer is a matter of rounding. Those cases are
-    computed in the arithmetic of :func:`_sides_by_line` and :func:`_inside_by_projection`, and
-    the ends always in that of :func:`_ends`, so that an observation never depends on which
-    of two formulas was used.
+    origin can lie on an outline; there the answer is a matter of rounding. So those cases
+    are computed in the arithmetic of :func:`_sides_by_line` and :func:`_inside_by_projection`,
+    and the ends always with c.d and |c|^2 - r^2 to the same bits as there (:func:`_ends`):
+    an observation does not depend on which of two formulas was used.
     """
     n_rays, n_ch = rays.shape[1] - 1, chords.shape[1]
     origin = rays[:, n_rays:]
@@ -118,16 +100,23 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray) -> np.ndarray:
     g = np.abs(m0)
     g -= radius  # how far the origin lies outside the slab
     # the ends: both of each capsule (a disc shared by two chords twice, to the same bits)
-    c = chords[8:12].reshape(2, 2 * n_ch) - origin  # v - o
-    e = (c * c).sum(axis=0)
-    e -= chords[14:16].reshape(-1)  # |v - o|^2 - r^2
-    near_end = e.min() < GRAZE
+    if n_ends is None or n_ends == n_ch:
+        c = chords[8:12].reshape(2, 2 * n_ch) - origin  # v - o
+        e = (c * c).sum(axis=0)
+        e -= chords[12:14].reshape(-1)  # |v - o|^2 - r^2
+    else:
+        c = chords[8:12, :n_ends].reshape(2, 2 * n_ends) - origin
+        e = (c * c).sum(axis=0)
+        e -= chords[12:14, :n_ends].reshape(-1)
     out = np.abs(nsm)
     out -= hl
     np.maximum(out, g, out=out)  # how far the origin lies outside the rectangle (at least)
-    if (near_end or out.min() < GRAZE) and _inside_by_projection(
-            origin[:, 0], chords[ENDS], radius):
-        return np.zeros(n_rays)
+    lined = inner = None
+    if np.concatenate((e, out, np.abs(g))).min() < GRAZE:  # near an outline or a side line
+        if np.concatenate((e, out)).min() < GRAZE and _inside_by_projection(
+                origin[:, 0], chords[ENDS], radius):
+            return np.zeros(n_rays)
+        lined, inner = np.abs(g) < GRAZE, e < GRAZE
     with np.errstate(divide="ignore", invalid="ignore"):
         sides = np.copysign(g, m0) / p[0, :n_rays]  # where each ray enters each slab
         q = sides * p[1, :n_rays]
@@ -135,22 +124,14 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray) -> np.ndarray:
         np.abs(q, out=q)
         miss = q > hl
         miss |= sides < 0.0
-        np.abs(g, out=g)
-        on_line = g.min() < GRAZE
-        if on_line:
-            lined = g < GRAZE
+        if lined is not None:
             miss[:, lined] = True
         np.putmask(sides, miss, np.inf)
-        best = sides.min(axis=1)
-        if on_line:
-            np.minimum(best, _sides_by_line(rays, chords[ENDS][:, lined], radius[lined]),
-                       out=best)
         # |c - t d| = r: t = c.d - sqrt((c.d)^2 - e); with c.d clamped to 0, a disc behind the
         # origin (e > 0) gets a negative square, so nan
         ends = rays[0, :n_rays, None] * c[0]
         ends += rays[1, :n_rays, None] * c[1]
-        if near_end:
-            inner = e < GRAZE
+        if inner is not None:
             ends[:, inner] = _ends(ends[:, inner], e[inner])
             ends[:, ~inner] = _ends(np.maximum(ends[:, ~inner], 0.0), e[~inner])
         else:
@@ -159,7 +140,10 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray) -> np.ndarray:
             root -= e
             np.sqrt(root, out=root)
             ends -= root
-        return np.fmin(best, np.fmin.reduce(ends, axis=1), out=best)
+        best = np.fmin.reduce(np.concatenate((sides, ends), axis=1), axis=1)
+        if lined is not None and lined.any():
+            np.fmin(best, _sides_by_line(rays, chords[ENDS][:, lined], radius[lined]), out=best)
+    return best
 
 
 def _ends(bb: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -207,9 +191,9 @@ def _inside_by_projection(origin: np.ndarray, ends: np.ndarray, radii: np.ndarra
 
 def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
                   radii: np.ndarray, max_range: float) -> np.ndarray:
-    """For each unit direction (R, 2, evenly spread around the circle), the distance along
-    the ray from ``origin`` to the first capsule (segments (S, 2, 2) grown by ``radii``
-    (S,)), capped at ``max_range``; an origin inside a capsule sees it at distance 0."""
+    """For each unit direction (R, 2), the distance along the ray from ``origin`` to the
+    first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``; an
+    origin inside a capsule sees it at distance 0."""
     if not len(segs):
         return np.full(len(dirs), max_range)
     chords = chord_table(segs[:, 0], segs[:, 1], np.asarray(radii, dtype=float))
@@ -218,32 +202,33 @@ def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarra
 
 
 def _placement(local: np.ndarray) -> np.ndarray:
-    """A (9, 17 k) matrix that maps (c, s, c x, c y, s x, s y, x, y, 1) of a pose (x, y, h),
-    c = cos h, s = sin h, to the ``chord_table`` (17, k), flattened, of ``local``'s capsules
+    """A (9, 14 k) matrix that maps (c, s, c x, c y, s x, s y, x, y, 1) of a pose (x, y, h),
+    c = cos h, s = sin h, to the ``chord_table`` (14, k), flattened, of ``local``'s capsules
     placed at that pose (rows of a and b left at 0)."""
-    nx, ux, ny, uy, na, ua, hl, r, _, _, _, _, mx, my, r2, _, lim = local
+    nx, ux, ny, uy, na, ua, hl, r, _, _, _, _, r2, _ = local
     z = np.zeros_like(nx)
-    one = np.ones_like(nx)
     rows = [  # per table row, its coefficient of each of the 9
         (nx, -ny, z, z, z, z, z, z, z), (ux, -uy, z, z, z, z, z, z, z),
         (ny, nx, z, z, z, z, z, z, z), (uy, ux, z, z, z, z, z, z, z),
         (z, z, nx, ny, -ny, nx, z, z, na), (z, z, ux, uy, -uy, ux, z, z, ua),
         (z, z, z, z, z, z, z, z, hl), (z, z, z, z, z, z, z, z, r),
         *[(z,) * 9] * 4,
-        (mx, -my, z, z, z, z, one, z, z), (my, mx, z, z, z, z, z, one, z),
-        (z, z, z, z, z, z, z, z, r2), (z, z, z, z, z, z, z, z, r2),
-        (z, z, z, z, z, z, z, z, lim)]
+        (z, z, z, z, z, z, z, z, r2), (z, z, z, z, z, z, z, z, r2)]
     return np.array(rows).transpose(1, 0, 2).reshape(9, -1)
 
 
 class LazerTables(NamedTuple):
     """What the encoder keeps per Lazer: its elements' capsules joined (a ``chord_table``),
-    how many of them are the front element's (the last ones), and its ``recent`` block rows in
-    table coordinates (newest first: present, entry x, y, exit x, y, is a Launch Point)."""
+    how many of them are the front element's (the last ones), how many pieces it has
+    (Launch Points not counted), and its ``recent`` block: the rows without the points
+    (newest first: present, 4 zeros, is a Launch Point) and the points, entry and exit of
+    each element in table coordinates as (x, y, 1), all 0 where no element."""
 
     chords: np.ndarray
     front: int
+    pieces: int
     recent: np.ndarray
+    points: np.ndarray
 
 
 class VectorEncoder:
@@ -268,23 +253,17 @@ class VectorEncoder:
         self.lp_width = game.table.cfg.launch_point.width
         self.lp_depth = game.table.cfg.launch_point.depth
         #: per piece shape (and ``LAUNCH`` for a Launch Point), the centreline points the rays
-        #: see, in its local frame, their capsule radius and their local ``chord_table``; a
-        #: Launch Point is one capsule across its middle, as wide and as deep as the token
+        #: see in its local frame, and the ``_placement`` of their capsules; a Launch Point is
+        #: one capsule across its middle, as wide and as deep as the token
         lp_r = self.lp_depth / 2.0
         lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
         local = {key: (shape.centreline(1 if shape.side == 0 else arc_segments(
             shape.angle, shape.radius, RAY_SAGITTA)), self.half_width)
             for key, shape in game.shapes.items()}
         local[LAUNCH] = (np.array([[lp_r, -lp_half], [lp_r, lp_half]]), lp_r)
-        half = math.pi / num_rays
-        self._cull = num_rays >= 4
-        self._shape_tables = {}
-        for key, (pts, radius) in local.items():
-            table = chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius))
-            if self._cull:  # ``reachable``'s limit: row 16 over (k * the angle between rays)^2,
-                # k = sin(x) / x at half that angle, less a margin
-                table[16] /= (0.999 * math.sin(half) / half * 2.0 * half) ** 2
-            self._shape_tables[key] = (pts, _placement(table))
+        self._shape_tables = {
+            key: (pts, _placement(chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius))))
+            for key, (pts, radius) in local.items()}
         #: per element on the table, its capsule tables (elements are immutable and shared
         #: between states, so this cache holds them weakly); per Lazer (the tuple of its
         #: elements), its :class:`LazerTables`; per heading, the ray directions
@@ -292,7 +271,7 @@ class VectorEncoder:
             Element, np.ndarray] = weakref.WeakKeyDictionary()
         self._lazer_cache: dict[tuple[Element, ...], LazerTables] = {}
         self._directions: dict[float, np.ndarray] = {}
-        self._no_recent = np.zeros((recent_pieces, 6))
+        self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
         self.ray_angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
         self.max_supply = max(max(g) for g in game.supply) or 1
         self._total_supply = sum(map(sum, game.supply)) or 1
@@ -312,10 +291,14 @@ class VectorEncoder:
         self._character_slot = [CHARACTERS.index(r.characters[s]) for s in range(n)]
         self._seat_orders = [[(s + k) % n for k in range(n)] for s in range(n)]
         self._seat_frames = [tb.launch_frame(tb.seat_position(s, n)) for s in range(n)]
-        if not game.table.is_circle:
-            v = game.table.vertices
-            e = np.roll(v, -1, axis=0) - v
+        #: a polygon table's edges: for ``_edge_distances`` and, convex, as capsules
+        self._edge_table: np.ndarray | None = None
+        if not tb.is_circle:
+            v, w = tb.vertices, np.roll(tb.vertices, -1, axis=0)
+            e = w - v
             self._edge_cols = (v[:, 0].copy(), v[:, 1].copy(), e[:, 0].copy(), e[:, 1].copy())
+            if tb.polygon.convex_hull.area <= tb.polygon.area * (1.0 + 1e-12):
+                self._edge_table = chord_table(v, w, np.zeros(len(v)))
 
     # ------------------------------------------------------------------ frames
     def frame(self, state: State, seat: int) -> Pose:
@@ -335,7 +318,7 @@ class VectorEncoder:
             x, y, h = el.pose
             c, s = math.cos(h), math.sin(h)
             got = (np.array([c, s, c * x, c * y, s * x, s * y, x, y, 1.0]) @ placement).reshape(
-                17, -1)
+                14, -1)
             pts = to_world(pts, el.pose)
             got[8:12:2] = pts[:-1].T
             got[9:12:2] = pts[1:].T
@@ -352,19 +335,27 @@ class VectorEncoder:
         if got is None:
             front = lazer[-1]
             chords = self._capsules(front)
-            row = np.array([[1.0, front.pose.x, front.pose.y, front.exit.x, front.exit.y,
-                             float(front.is_launch)]])
             prev = self._lazer_cache.get(key[:-1]) if len(key) > 1 else None
             if prev is not None:
-                got = LazerTables(np.concatenate([prev.chords, chords], axis=1),
-                                  chords.shape[1], np.concatenate([row, prev.recent[:-1]]))
+                launch = front.kind is LAUNCH
+                got = LazerTables(
+                    np.concatenate([prev.chords, chords], axis=1), chords.shape[1],
+                    prev.pieces + (not launch),
+                    np.concatenate([[(1.0, 0.0, 0.0, 0.0, 0.0, float(launch))],
+                                    prev.recent[:-1]]),
+                    np.concatenate([[(front.pose.x, front.pose.y, 1.0),
+                                     (front.exit.x, front.exit.y, 1.0)], prev.points[:-2]]))
             else:
                 recent = np.zeros((self.recent, 6))
-                for out, el in zip(recent, reversed(lazer[-self.recent:]), strict=False):
-                    out[:] = (1.0, el.pose.x, el.pose.y, el.exit.x, el.exit.y,
-                              float(el.is_launch))
+                points = np.zeros((2 * self.recent, 3))
+                for j, el in enumerate(reversed(lazer[-self.recent:])):
+                    recent[j, 0], recent[j, 5] = 1.0, float(el.kind is LAUNCH)
+                    points[2 * j:2 * j + 2] = ((el.pose.x, el.pose.y, 1.0),
+                                               (el.exit.x, el.exit.y, 1.0))
                 got = LazerTables(np.concatenate([self._capsules(el) for el in lazer], axis=1),
-                                  chords.shape[1], recent)
+                                  chords.shape[1],
+                                  sum(1 for el in lazer if el.kind is not LAUNCH),
+                                  recent, points)
             if len(self._lazer_cache) >= LAZER_CACHE:
                 del self._lazer_cache[next(iter(self._lazer_cache))]  # the oldest
             self._lazer_cache[key] = got
@@ -394,13 +385,19 @@ class VectorEncoder:
         own = tables[0]
         if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
             chords[0] = own.chords[:, :-own.front]
-        dist = self._edge_distances(rays)
-        if chords:
-            chords_all = np.concatenate(chords, axis=1)
-            if self._cull:
-                chords_all = chords_all[:, reachable(rays, chords_all, chords_all[16])]
-            if chords_all.shape[1]:
-                np.minimum(dist, cast_rays(rays, chords_all), out=dist)
+        n_ends = sum(c.shape[1] for c in chords)
+        # a convex table's edges are capsules of radius 0 too, seen from inside it (from a
+        # head's point: a seat's Launch Point frame lies on the edge, see _edge_distances)
+        fold = self._edge_table is not None and me.head is not None
+        if fold:
+            chords.append(self._edge_table)
+        if n_ends or fold:
+            dist = cast_rays(rays, np.concatenate(chords, axis=1), n_ends)
+            if not fold:
+                np.minimum(dist, self._edge_distances(rays), out=dist)
+            np.minimum(dist, self.ray_range, out=dist)
+        else:
+            dist = self._edge_distances(rays)
         dist /= self.ray_range
         return dist
 
@@ -410,17 +407,15 @@ class VectorEncoder:
         dx, dy = rays[0, :-1, None], rays[1, :-1, None]
         tb = self.game.table
         if tb.is_circle:
-            b = dx[:, 0] * ox
-            b += dy[:, 0] * oy
-            c = ox * ox + oy * oy - tb.radius ** 2
+            b = rays[:, :-1].T @ rays[:, -1]  # d.o
             root = b * b
-            root -= c
+            root -= ox * ox + oy * oy - tb.radius ** 2
             np.maximum(root, 0.0, out=root)
             np.sqrt(root, out=root)
             root -= b
             return np.minimum(root, self.ray_range, out=root)
         # the origin can lie on an edge's line (a seat's Launch Point frame), where what a ray
-        # sees is a matter of rounding: this is exactly the arithmetic of the first version
+        # sees is a matter of rounding: so this arithmetic must not change
         p0, p1, e0, e1 = self._edge_cols
         denom = dx * e1
         denom -= dy * e0
@@ -460,6 +455,7 @@ class VectorEncoder:
         c, sn, k = math.cos(fh), math.sin(fh), self._rel_scale
         players = state.players
         me = players[seat]
+        tables = [self._lazer_tables(players[s].lazer) for s in seats]
         scores = [0] * n
         for q in state.prizms:
             if q.owner >= 0:
@@ -480,7 +476,8 @@ class VectorEncoder:
         out[i + self._character_slot[seat]] = 1.0
         i += len(CHARACTERS)
         out[i] = scores[seat] / r.win_prizms
-        out[i + 1] = sum(1 for e in me.lazer if e.kind is not LAUNCH) / self._total_supply
+        own = tables[0]
+        out[i + 1] = (0 if own is None else own.pieces) / self._total_supply
         i += 2
         for s in seats[1:]:
             p = players[s]
@@ -513,17 +510,14 @@ class VectorEncoder:
                 out[b + 5 + n] = float(locked)
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
-        tables = [self._lazer_tables(players[s].lazer) for s in seats]
         i = self._head_size
         vec[i:i + self.num_rays] = self._rays(state, seat, fr, tables)
         i += self.num_rays
-        # the recent pieces: entry and exit points, turned into the observer's frame
-        recent = np.concatenate([self._no_recent if t is None else t.recent for t in tables])
-        pts = recent[:, 1:5].reshape(-1, 2)
-        pts -= (fx, fy)
-        pts = pts @ np.array([[c * k, -sn * k], [sn * k, c * k]])
-        pts *= np.repeat(recent[:, 0], 2)[:, None]  # nothing where no piece
-        recent[:, 1:5] = pts.reshape(-1, 4)
-        vec[i:] = recent.ravel()
+        # the recent pieces: entry and exit points, turned and moved into the observer's frame
+        no = self._no_recent
+        vec[i:] = np.concatenate([no[0] if t is None else t.recent for t in tables]).ravel()
+        pts = np.concatenate([no[1] if t is None else t.points for t in tables]) @ np.array(
+            [[c * k, -sn * k], [sn * k, c * k], [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
+        vec[i:].reshape(-1, 6)[:, 1:5] = pts.reshape(-1, 4)
         np.minimum(vec, 1.0, out=vec)
         return np.maximum(vec, -1.0, out=vec)
