@@ -742,6 +742,8 @@ class State(MachineQueries):
     def locks(self) -> list[bool]:
         """:meth:`locked` for every Prizm at once."""
         colours = self._colours_near(list(range(len(self.prizms))))
+        if not any(colours):  # no Lazer touches a Prizm (no colour: not locked)
+            return [False] * len(colours)
         return [self._locked_by(q, o) for q, o in zip(self.prizms, colours, strict=True)]
 
     # ------------------------------------------------------------------ the table index
