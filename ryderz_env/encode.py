@@ -511,7 +511,7 @@ class VectorEncoder:
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
         i = self._head_size
-        vec[i:i + self.num_rays] = self._rays(state, seat, fr, tables)
+        vec[i:i + self.num_rays] = self.rays(state, seat)  # (benchmarks wrap the method)
         i += self.num_rays
         # the recent pieces: entry and exit points, turned and moved into the observer's frame
         no = self._no_recent
