@@ -361,9 +361,13 @@ class VectorEncoder:
             self._lazer_cache[key] = got
         return got
 
-    def rays(self, state: State, seat: int) -> np.ndarray:
-        """Distances (fractions of ``ray_range``) from the observer's point along each ray."""
-        tables = [self._lazer_tables(state.players[s].lazer) for s in self._seat_orders[seat]]
+    def rays(self, state: State, seat: int,
+             tables: list[LazerTables | None] | None = None) -> np.ndarray:
+        """Distances (fractions of ``ray_range``) from the observer's point along each ray;
+        ``tables``, the seats' Lazer tables (observer first), when the caller has them."""
+        if tables is None:
+            tables = [self._lazer_tables(state.players[s].lazer)
+                      for s in self._seat_orders[seat]]
         return self._rays(state, seat, self.frame(state, seat), tables)
 
     def _rays(self, state: State, seat: int, fr: Pose,
@@ -511,7 +515,7 @@ class VectorEncoder:
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
         i = self._head_size
-        vec[i:i + self.num_rays] = self.rays(state, seat)  # (benchmarks wrap the method)
+        vec[i:i + self.num_rays] = self.rays(state, seat, tables)  # (benchmarks wrap it)
         i += self.num_rays
         # the recent pieces: entry and exit points, turned and moved into the observer's frame
         no = self._no_recent
