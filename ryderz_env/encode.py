@@ -290,7 +290,7 @@ class VectorEncoder:
         self._decision_slot = {None if k is None else k.value: i for i, k in enumerate(DECISIONS)}
         self._character_slot = [CHARACTERS.index(r.characters[s]) for s in range(n)]
         self._seat_orders = [[(s + k) % n for k in range(n)] for s in range(n)]
-        self._seat_frames = [tb.launch_frame(tb.seat_position(s, n)) for s in range(n)]
+        self._seat_frames = game.seat_frames
         #: a polygon table's edges: for ``_edge_distances`` and, convex, as capsules
         self._edge_table: np.ndarray | None = None
         if not tb.is_circle:

@@ -137,10 +137,7 @@ class ImageEncoder:
     def frame(self, state: State, seat: int) -> Pose:
         """The observer's frame: its head, else its seat's Launch Point frame."""
         head = state.players[seat].head
-        if head is not None:
-            return head
-        tb = self.game.table
-        return tb.launch_frame(tb.seat_position(seat, self.n))
+        return self.game.seat_frames[seat] if head is None else head
 
     # ------------------------------------------------------------------ the table raster
     def _lut(self, seat: int) -> np.ndarray:

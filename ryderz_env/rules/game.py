@@ -89,6 +89,10 @@ class Game(GameBase):
         self.launch_exit = launch_exit(lp.depth, self.pieces.tip)
         self.disc_local = disc_coords(rules.prizm_radius, self.pieces.arc_max_sagitta)
         n = rules.num_players
+        #: each seat's Launch Point frame straight in front of it (the observers' frame
+        #: before a launch or after a crash)
+        self.seat_frames = tuple(self.table.launch_frame(self.table.seat_position(s, n))
+                                 for s in range(n))
         self.start_prizms = self._start_prizms()
         self.gear_deals = gear_deals(self.top_gear, n)
         if not self.gear_deals:
