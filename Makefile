@@ -1,5 +1,8 @@
 # make train - create .venv if needed, install the train extra, train MaskablePPO on
-#              LunatixLoop-v0 (~10 min on 2 cores) and write runs/<name>/report.md
+#              LunatixLoop-v0 (~10 min on 2 cores) and write runs/<name>/report.md;
+#              GAME=ryderz trains on LazerRyderz-v0 (configs/train/ryderz_maskppo.yaml, two
+#              players, ~10 min) and adds a GIF of one evaluation game;
+#              TRAIN_CONFIG=path.yaml picks any config
 # make test  - create .venv if needed, install the project with its dev extra, run ruff + pytest
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 PY ?= $(shell command -v python3.11 || command -v python3)
@@ -8,12 +11,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 TRAIN_STAMP := $(VENV)/.installed-train
 SEED ?= 0
-TRAIN_CONFIG ?= configs/train/lunatix_maskppo.yaml
+GAME ?= lunatix
+TRAIN_CONFIG ?= configs/train/$(GAME)_maskppo.yaml
 
 .PHONY: train test play lint bench bench-env bench-ryderz bench-ryderz-env clean
 
 train: $(TRAIN_STAMP)
-	$(BIN)/python -m train.train_lunatix --config $(TRAIN_CONFIG)
+	$(BIN)/python -m train.train --config $(TRAIN_CONFIG)
 
 $(TRAIN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)

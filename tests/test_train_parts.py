@@ -16,11 +16,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from agents.torch_layers import SharedTrunk  # noqa: E402
 from lunatix_env.envs import LunatixSingleAgentEnv  # noqa: E402
-from train.train_lunatix import (  # noqa: E402
+from train.train import (  # noqa: E402
     PPOConfig,
     TrainConfig,
     evaluate,
     evaluate_parallel,
+    make_eval_env,
     play_eval_games,
     policy_act,
     policy_kwargs,
@@ -131,3 +132,46 @@ def test_policy_act_picks_what_predict_picks() -> None:
         torch.manual_seed(7)
         assert [act(obs, mask, det) for _ in range(20)] == ref
         assert all(mask[a] for a in ref)
+
+
+def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
+    """A tiny Lazer Ryderz config (discrete actions, two players) trains, evaluates and
+    writes the report, the evaluation figures, the model and the GIF of one game."""
+    from PIL import Image
+
+    from train.train import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "name: tiny_ryderz\n"
+        "game: ryderz\n"
+        "env_options: {action_mode: discrete, obs_mode: vector, launch_positions: 8}\n"
+        "num_players: 2\n"
+        "total_timesteps: 2048\n"
+        "n_envs: 2\n"
+        "ppo: {n_steps: 512, batch_size: 256, n_epochs: 1, net_arch: [32]}\n"
+        "shaping: {prizms: 0.5, crash: 0.0}\n"
+        "eval_games: 4\n"
+        "gif: true\n"
+        "gif_frames: 12\n"
+        "gif_size: 96\n")
+    ev = main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
+    run = tmp_path / "runs" / "tiny_ryderz"
+    for name in ("report.md", "eval.json", "model.zip", "game.gif", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    assert ev["games"] == 4 and "all_out" not in ev
+    report = (run / "report.md").read_text()
+    assert "`LazerRyderz-v0`, 2 players" in report and "1 uniformly random opponent." in report
+    assert "![evaluation game](game.gif)" in report
+    with Image.open(run / "game.gif") as gif:
+        assert gif.size == (96, 96) and 1 < gif.n_frames <= 12
+    MaskablePPO.load(run / "model.zip", device="cpu")
+
+
+def test_evaluation_leaves_out_training_only_env_options() -> None:
+    cfg = TrainConfig(name="t", game="ryderz", num_players=2,
+                      env_options={"action_mode": "discrete", "max_rounds": 5})
+    env = make_eval_env(cfg)
+    assert env.game.rules.round_limit == 60 and env.learner == 0
+    with pytest.raises(ValueError, match="game"):
+        TrainConfig(name="t", game="chess")

@@ -1,0 +1,512 @@
+"""Train MaskablePPO on a game's single-agent env against random opponents, evaluate,
+write a report.
+
+Usage: ``python -m train.train [--config configs/train/lunatix_maskppo.yaml]
+[--timesteps N] [--name NAME] [--eval-games N]``. The config's ``game`` picks the env
+(:data:`GAMES`: ``lunatix`` for ``LunatixLoop-v0``, ``ryderz`` for ``LazerRyderz-v0``);
+``env_options`` are passed to its single-agent env. Writes ``runs/<name>/``: ``model.zip``,
+TensorBoard logs under ``tb/``, ``monitor/`` episode logs, ``learning_curve.png``,
+``eval.json``, ``report.md`` (win rate over seeded evaluation games with a 95% Wilson
+interval; truncated games count as not won) and, with ``gif: true``, ``game.gif`` (one
+evaluation game replayed from its record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import multiprocessing as mp
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+
+from agents.torch_layers import SharedTrunk
+from tabletop.config import load_config
+from tabletop.records import GameRecord, iter_replay
+from train.vec_env import GroupedVecEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = ROOT / "configs" / "train" / "lunatix_maskppo.yaml"
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the script needs to know about a game."""
+
+    env_class: str              # "module:Class" of the single-agent env
+    env_id: str                 # the Gymnasium id, for titles
+    outcomes: tuple[str, ...]   # outcome reasons counted in the evaluation besides truncated
+
+
+#: game name (``TrainConfig.game``) -> its single-agent env
+GAMES: dict[str, GameSpec] = {
+    "lunatix": GameSpec("lunatix_env.envs:LunatixSingleAgentEnv", "LunatixLoop-v0",
+                        ("all_out",)),
+    "ryderz": GameSpec("ryderz_env.envs:RyderzSingleAgentEnv", "LazerRyderz-v0", ()),
+}
+
+#: env options that apply to the training games only (evaluation uses the game's default)
+TRAINING_ONLY_OPTIONS = ("max_rounds",)
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """MaskablePPO hyperparameters."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    net_arch: tuple[int, ...] = (256, 128)
+    # > 0: a first layer of this width shared by pi and vf (agents.torch_layers.SharedTrunk),
+    # net_arch then gives the separate layers after it; 0: separate pi and vf MLPs
+    shared_trunk: int = 0
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run."""
+
+    name: str
+    game: str = "lunatix"       # a key of GAMES
+    # keyword options of the game's single-agent env (action_mode, table, max_rounds, ...);
+    # the TRAINING_ONLY_OPTIONS among them are left out of the evaluation games
+    env_options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    num_players: int = 4
+    learner_seat: str = "random"
+    total_timesteps: int = 600_000
+    n_envs: int = 8
+    torch_threads: int = 1      # torch threads while collecting rollouts (batch = n_envs)
+    update_threads: int = 1     # torch threads during the gradient updates
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    # training-time shaping weights of the game's env (lunatix: progress, damage; ryderz:
+    # prizms, crash); the evaluation games have none
+    shaping: dict[str, float] = field(default_factory=dict)
+    eval_games: int = 200
+    eval_seed: int = 10_000
+    eval_deterministic: bool = False  # False: sample from the policy (seeded), as trained
+    env_processes: int = 1      # processes stepping the envs, this one included (GroupedVecEnv)
+    eval_processes: int = 1     # processes playing the evaluation games (1: in this process)
+    gif: bool = False           # game.gif: one evaluation game (the first won, else the first)
+    gif_size: int = 320         # pixels per side
+    gif_frames: int = 90        # at most this many frames (every k-th state of the game)
+    gif_fps: float = 6.0
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game {self.game!r} is not one of {sorted(GAMES)}")
+
+
+def game_spec(cfg: TrainConfig) -> GameSpec:
+    """The :class:`GameSpec` of the config's game."""
+    return GAMES[cfg.game]
+
+
+def env_class(cfg: TrainConfig) -> type:
+    """The single-agent env class of the config's game."""
+    module, name = game_spec(cfg).env_class.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make_eval_env(cfg: TrainConfig) -> Any:
+    """A single-agent env for evaluation games: the config's env options without the
+    training-only ones, no shaping, learner on seat 0."""
+    options = {k: v for k, v in cfg.env_options.items() if k not in TRAINING_ONLY_OPTIONS}
+    return env_class(cfg)(num_players=cfg.num_players, learner_seat=0, **options)
+
+
+def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
+    """A thunk building one monitored single-agent env (for the vec env)."""
+
+    def thunk() -> Monitor:
+        seat: int | str = cfg.learner_seat if cfg.learner_seat == "random" else int(
+            cfg.learner_seat)
+        env = env_class(cfg)(
+            num_players=cfg.num_players, learner_seat=seat,
+            shaping=dict(cfg.shaping), **cfg.env_options,
+        )
+        env.reset(seed=cfg.seed * 1000 + rank)
+        filename = str(monitor_dir / f"env{rank}") if monitor_dir else None
+        return Monitor(env, filename=filename, info_keywords=("won",))
+
+    return thunk
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def policy_act(model: MaskablePPO) -> Callable[[np.ndarray, np.ndarray, bool], int]:
+    """``act(obs, mask, deterministic) -> action`` for one observation: the same action
+    (the same draw from torch's generator when sampling) as ``model.predict(obs,
+    action_masks=mask, deterministic=...)``, without its per-call checks and wrapping, in
+    less than half the time (evaluation games spend most of their time here)."""
+    pol = model.policy
+    pol.set_training_mode(False)
+
+    def act(obs: np.ndarray, mask: np.ndarray, deterministic: bool) -> int:
+        with torch.no_grad():
+            x = torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0)
+            latent = pol.mlp_extractor.forward_actor(pol.pi_features_extractor(x))
+            logits = pol.action_net(latent)[0]
+            logits = logits.masked_fill(~torch.as_tensor(mask, dtype=torch.bool), -torch.inf)
+            if deterministic:
+                return int(logits.argmax())
+            return int(torch.multinomial(torch.softmax(logits, 0), 1))
+
+    return act
+
+
+def play_eval_games(model: MaskablePPO | None, cfg: TrainConfig, seed: int,
+                    indices: list[int], deterministic: bool = False,
+                    records: list[GameRecord] | None = None) -> list[tuple[int, str, int]]:
+    """Play the evaluation games ``indices`` (game ``i``: env seed ``seed + i``, learner on
+    seat ``i % num_players``) against random opponents; ``model=None`` plays randomly.
+
+    Returns ``(won, outcome reason, learner steps)`` per game; ``records`` (a list) gets
+    each game's record. Every game seeds its own randomness (torch for sampled policy
+    actions, numpy for the random policy) from ``seed + i``, so a game's result does not
+    depend on which process plays it or in what order.
+    """
+    env = make_eval_env(cfg)
+    act = None if model is None else policy_act(model)
+    out = []
+    for i in indices:
+        torch.manual_seed(seed + i)
+        rng = np.random.default_rng(seed + i)
+        env.learner = i % cfg.num_players
+        env._seat_option = env.learner  # noqa: SLF001 - fixed seat per evaluation game
+        obs, _ = env.reset(seed=seed + i)
+        done = False
+        steps = 0
+        while not done:
+            steps += 1
+            mask = env.action_masks()
+            if act is None:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                action = act(obs, mask, deterministic)
+            obs, _, term, trunc, _ = env.step(action)
+            done = term or trunc
+        st = env.session.state
+        out.append((int(st.winner == env.learner), st.outcome().reason.value, steps))
+        if records is not None:
+            records.append(GameRecord.from_dict(env.record.to_dict()))
+    return out
+
+
+def _summary(results: list[tuple[int, str, int]], cfg: TrainConfig) -> dict[str, Any]:
+    games = len(results)
+    wins = sum(w for w, _, _ in results)
+    lo, hi = wilson(wins, games)
+    out: dict[str, Any] = {
+        "games": games, "wins": wins, "win_rate": wins / max(games, 1), "ci_low": lo,
+        "ci_high": hi, "truncated": sum(r == "truncated" for _, r, _ in results)}
+    for reason in game_spec(cfg).outcomes:
+        out[reason] = sum(r == reason for _, r, _ in results)
+    out["mean_learner_steps"] = sum(n for _, _, n in results) / max(games, 1)
+    out["won"] = [w for w, _, _ in results]
+    return out
+
+
+def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
+             deterministic: bool = False) -> dict[str, Any]:
+    """Play ``games`` seeded games in this process (see :func:`play_eval_games`); the win
+    rate with its 95% Wilson interval, truncated and all-out counts, per-game wins.
+
+    With ``deterministic=False`` the policy samples its actions (reproducibly: torch is
+    seeded per game); True takes the most likely action.
+    """
+    return _summary(play_eval_games(model, cfg, seed, list(range(games)), deterministic), cfg)
+
+
+_EVAL_MODEL: dict[str, Any] = {}
+
+
+def _eval_chunk(model_path: str | None, cfg: TrainConfig, seed: int, indices: list[int],
+                deterministic: bool) -> list[tuple[int, str, int]]:
+    """One evaluation task in a worker process (the model is loaded once per process)."""
+    model = None
+    if model_path is not None:
+        if model_path not in _EVAL_MODEL:
+            torch.set_num_threads(1)
+            torch.distributions.Distribution.set_default_validate_args(False)
+            _EVAL_MODEL[model_path] = MaskablePPO.load(model_path, device="cpu")
+        model = _EVAL_MODEL[model_path]
+    return play_eval_games(model, cfg, seed, indices, deterministic)
+
+
+def evaluate_parallel(model_path: str | Path, cfg: TrainConfig, games: int, seed: int,
+                      modes: list[bool | None], processes: int,
+                      chunk: int = 10) -> list[dict[str, Any]]:
+    """The evaluations of :func:`evaluate` for several modes at once, in ``processes``
+    worker processes. A mode is ``deterministic`` (False or True) for the saved model at
+    ``model_path``, or None for the random policy. The figures equal :func:`evaluate`'s."""
+    tasks = [(mode, list(range(a, min(a + chunk, games))))
+             for mode in modes for a in range(0, games, chunk)]
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
+                         else "spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
+        futures = [pool.submit(_eval_chunk, None if mode is None else str(model_path), cfg,
+                               seed, idx, bool(mode)) for mode, idx in tasks]
+        results = [f.result() for f in futures]
+    per_mode: dict[int, list[tuple[int, str, int]]] = {k: [] for k in range(len(modes))}
+    for (mode, _), res in zip(tasks, results, strict=True):
+        per_mode[modes.index(mode)] += res
+    return [_summary(per_mode[k], cfg) for k in range(len(modes))]
+
+
+class TorchThreads(BaseCallback):
+    """``rollout`` torch threads while collecting rollouts, ``update`` during the updates."""
+
+    def __init__(self, rollout: int, update: int) -> None:
+        super().__init__()
+        self.rollout, self.update = rollout, update
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.rollout)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.update)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
+    """MaskablePPO ``policy_kwargs`` for the network of the config."""
+    if p.shared_trunk > 0:
+        return {"features_extractor_class": SharedTrunk,
+                "features_extractor_kwargs": {"features_dim": p.shared_trunk},
+                "share_features_extractor": True, "net_arch": list(p.net_arch)}
+    return {"net_arch": list(p.net_arch)}
+
+
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def opponents_text(cfg: TrainConfig) -> str:
+    """"three random players", "one random player"."""
+    n = cfg.num_players - 1
+    return f"{_NUMBERS.get(n, str(n))} random player{'s' if n != 1 else ''}"
+
+
+def plot_learning_curve(monitor_dir: Path, out: Path,
+                        title: str = "MaskablePPO on LunatixLoop-v0 vs three random players",
+                        ) -> None:
+    """Rolling episode reward and win rate against timesteps, from the Monitor logs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = []
+    for f in sorted(monitor_dir.glob("*.monitor.csv")):
+        lines = f.read_text().splitlines()[2:]
+        for line in lines:
+            r, length, t, won = line.split(",")[:4]
+            rows.append((float(t), float(r), int(length), float(won)))
+    rows.sort()
+    if not rows:
+        return
+    t, r, length, won = (np.array(c) for c in zip(*rows, strict=True))
+    steps = np.cumsum(length)
+    k = max(1, min(200, len(r) // 10))
+    kernel = np.ones(k) / k
+    fig, ax1 = plt.subplots(figsize=(8, 4.5))
+    ax1.plot(steps[k - 1:], np.convolve(r, kernel, "valid"), color="tab:blue")
+    ax1.set_xlabel("learner steps")
+    ax1.set_ylabel(f"episode reward (mean of {k})", color="tab:blue")
+    ax2 = ax1.twinx()
+    ax2.plot(steps[k - 1:], np.convolve(won, kernel, "valid"), color="tab:red")
+    ax2.set_ylabel("win rate (training games)", color="tab:red")
+    ax2.set_ylim(0, 1)
+    ax1.set_title(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baseline: dict,
+                 seconds: float, timesteps: int, eval_seconds: float = 0.0,
+                 cpu_seconds: float = 0.0, gif: str | None = None) -> None:
+    """``report.md`` with the figures of the run (``gif``: a caption for ``game.gif``)."""
+    rate = (f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - "
+            f"{ev['ci_high']:.1%})")
+    base = f"{baseline['win_rate']:.1%} ({baseline['wins']}/{baseline['games']})"
+    mode = "deterministic (most likely action)" if cfg.eval_deterministic else "sampled"
+    other_mode = "sampled" if cfg.eval_deterministic else "deterministic"
+    alt = f"{other['win_rate']:.1%} ({other['truncated']} truncated)"
+    n_opp = cfg.num_players - 1
+    opp = f"{n_opp} uniformly random opponent{'s' if n_opp != 1 else ''}"
+    all_out = (f"| games ending with every car out | {ev['all_out']} |\n"
+               if "all_out" in ev else "")
+    picture = f"\n![evaluation game](game.gif)\n\n{gif}\n" if gif else ""
+    text = f"""# {cfg.name}
+
+MaskablePPO (sb3-contrib) on `{game_spec(cfg).env_id}`, {cfg.num_players} players: the learner
+against {opp}.
+
+| figure | value |
+|---|---|
+| training timesteps | {timesteps:,} |
+| training time | {seconds / 60:.1f} min ({timesteps / seconds:,.0f} steps/s) |
+| training CPU time (this process, env workers not counted) | {cpu_seconds / 60:.1f} min |
+| evaluation time (all three evaluations) | {eval_seconds / 60:.1f} min |
+| evaluation games | {ev['games']} (seeded from {cfg.eval_seed}, learner seat rotating) |
+| policy actions | {mode} |
+| **win rate** | {rate} |
+{all_out}| truncated games (count as not won) | {ev['truncated']} |
+| the same model, {other_mode} actions | {alt} |
+| random policy in the same seats | {base} |
+
+![learning curve](learning_curve.png)
+{picture}
+Config: `{json.dumps(_plain(cfg))}`
+"""
+    (run_dir / "report.md").write_text(text)
+
+
+def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
+               size: int = 320, max_frames: int = 90, fps: float = 6.0,
+               hold_last: float = 2.0) -> int:
+    """Replay ``record`` on ``game`` (:func:`tabletop.records.iter_replay`), draw every k-th
+    state (k chosen for at most ``max_frames`` frames, the last state always) with
+    ``adapter.render_rgb``, and write an animated GIF of ``size`` pixels per side with
+    Pillow; the last frame shows for ``hold_last`` seconds. Returns the number of frames.
+
+    (A stand-in for the shared ``frames_to_gif`` / ``record_to_gif`` helpers.)
+    """
+    from PIL import Image
+
+    n_states = len(record.events) + 1
+    stride = max(1, math.ceil(n_states / max(1, max_frames - 1)))
+    keep = set(range(0, n_states, stride)) | {n_states - 1}
+    frames = []
+    for i, state in enumerate(iter_replay(game, record)):
+        if i in keep:
+            img = Image.fromarray(np.asarray(adapter.render_rgb(state), dtype=np.uint8))
+            if img.size != (size, size):
+                img = img.resize((size, size), Image.Resampling.BILINEAR)
+            frames.append(img.quantize(colors=64, method=Image.Quantize.MEDIANCUT))
+    step_ms = int(round(1000 / fps))
+    durations = [step_ms] * (len(frames) - 1) + [int(hold_last * 1000)]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations,
+                   loop=0, optimize=True)
+    return len(frames)
+
+
+def eval_game_gif(model: MaskablePPO, cfg: TrainConfig, won: list[int],
+                  path: Path) -> str:
+    """``game.gif``: replay the first evaluation game the model won (else game 0) in this
+    process (games are seeded, so it is the same game) and draw it; returns a caption."""
+    i = next((k for k, w in enumerate(won) if w), 0)
+    records: list[GameRecord] = []
+    (res,) = play_eval_games(model, cfg, cfg.eval_seed, [i], cfg.eval_deterministic,
+                             records=records)
+    env = make_eval_env(cfg)
+    frames = record_gif(env.adapter.game, env.adapter, records[0], path, cfg.gif_size,
+                        cfg.gif_frames, cfg.gif_fps)
+    seat = i % cfg.num_players
+    result = "won" if res[0] else f"not won ({res[1]})"
+    return (f"Evaluation game {i} (seed {cfg.eval_seed + i}), the learner on seat {seat}: "
+            f"{result}, {res[2]} learner decisions; {frames} states drawn.")
+
+
+def _plain(cfg: TrainConfig) -> dict:
+    from tabletop.config import to_mapping
+
+    return to_mapping(cfg)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Train, evaluate, report; returns the evaluation figures."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--config", default=str(DEFAULT_CONFIG))
+    ap.add_argument("--timesteps", type=int, default=None)
+    ap.add_argument("--name", default=None)
+    ap.add_argument("--eval-games", type=int, default=None)
+    ap.add_argument("--runs-dir", default=str(ROOT / "runs"))
+    args = ap.parse_args(argv)
+    cfg = load_config(TrainConfig, args.config)
+    if args.timesteps is not None:
+        cfg = replace(cfg, total_timesteps=args.timesteps)
+    if args.name is not None:
+        cfg = replace(cfg, name=args.name)
+    if args.eval_games is not None:
+        cfg = replace(cfg, eval_games=args.eval_games)
+    torch.set_num_threads(cfg.torch_threads)
+    # the masked Categorical checks its arguments on every forward pass; skipping the
+    # checks changes no number and saves about a tenth of a millisecond per call
+    torch.distributions.Distribution.set_default_validate_args(False)
+    run_dir = Path(args.runs_dir) / cfg.name
+    monitor_dir = run_dir / "monitor"
+    monitor_dir.mkdir(parents=True, exist_ok=True)
+    for old in monitor_dir.glob("*.monitor.csv"):
+        old.unlink()
+    thunks = [make_env(cfg, i, monitor_dir) for i in range(cfg.n_envs)]
+    venv: VecEnv = (GroupedVecEnv(thunks, cfg.env_processes) if cfg.env_processes > 1
+                    else DummyVecEnv(thunks))
+    p = cfg.ppo
+    model = MaskablePPO(
+        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+        ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
+        policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
+    )
+    start, cpu_start = time.perf_counter(), time.process_time()
+    model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True,
+                callback=TorchThreads(cfg.torch_threads, cfg.update_threads))
+    seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
+    torch.set_num_threads(cfg.torch_threads)
+    model.save(run_dir / "model.zip")
+    venv.close()
+    eval_start = time.perf_counter()
+    modes = [cfg.eval_deterministic, not cfg.eval_deterministic, None]
+    if cfg.eval_processes > 1:
+        ev, other, baseline = evaluate_parallel(run_dir / "model.zip", cfg, cfg.eval_games,
+                                                cfg.eval_seed, modes, cfg.eval_processes)
+    else:
+        ev, other, baseline = (evaluate(None if m is None else model, cfg, cfg.eval_games,
+                                        cfg.eval_seed, bool(m)) for m in modes)
+    eval_seconds = time.perf_counter() - eval_start
+    (run_dir / "eval.json").write_text(json.dumps(
+        {"model": ev, "model_other_mode": other, "random": baseline}, indent=1))
+    plot_learning_curve(monitor_dir, run_dir / "learning_curve.png",
+                        f"MaskablePPO on {game_spec(cfg).env_id} vs {opponents_text(cfg)}")
+    gif = eval_game_gif(model, cfg, ev["won"], run_dir / "game.gif") if cfg.gif else None
+    write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps,
+                 eval_seconds, cpu_seconds, gif)
+    print(f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
+          f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
+          f"{run_dir / 'report.md'}")
+    return ev
+
+
+if __name__ == "__main__":
+    main()
