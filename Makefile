@@ -14,7 +14,7 @@ SEED ?= 0
 GAME ?= lunatix
 TRAIN_CONFIG ?= configs/train/$(GAME)_maskppo.yaml
 
-.PHONY: train test play lint bench bench-env bench-ryderz clean
+.PHONY: train test play lint bench bench-env bench-ryderz bench-ryderz-env clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train --config $(TRAIN_CONFIG)
@@ -49,6 +49,9 @@ bench-env: $(STAMP)
 
 bench-ryderz: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_engine.py
+
+bench-ryderz-env: $(STAMP)
+	$(BIN)/python bench/bench_ryderz_env.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -143,10 +143,15 @@ def random_masked(mask: np.ndarray, rng: np.random.Generator) -> int:
     return int(legal[rng.integers(len(legal))])
 
 
-def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int) -> Result:
-    """Play random masked games of an AEC env back to back for ``seconds``."""
+def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int,
+              pick: Callable[[Any, np.random.Generator], Any] | None = None) -> Result:
+    """Play random masked games of an AEC env back to back for ``seconds``; ``pick(observation,
+    rng)`` chooses an action (default: a random index of ``observation["action_mask"]``)."""
     rng = np.random.default_rng(seed)
     env = make_env()
+    if pick is None:
+        def pick(observation: Any, rng: np.random.Generator) -> Any:
+            return random_masked(observation["action_mask"], rng)
     steps = games = 0
     game_seed = seed
     start = time.perf_counter()
@@ -160,7 +165,7 @@ def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int) -> Result:
             if termination or truncation:
                 env.step(None)
                 continue
-            env.step(random_masked(observation["action_mask"], rng))
+            env.step(pick(observation, rng))
             steps += 1
             now = time.perf_counter()
             if now >= deadline:

@@ -143,7 +143,7 @@ class LunatixAdapter(GameAdapter):
         """A window for ``render_mode="human"`` (headless machines get a silent one)."""
         from lunatix_env.render import HumanViewer
 
-        return HumanViewer()
+        return HumanViewer("Lunatix Loop")
 
 
 def make_adapter(num_players: int | None = None, max_rounds: int | None = None,

@@ -11,8 +11,9 @@ so it works on a machine without a display; pygame is imported lazily, and only 
   curves tinted by rating, finish line, pit box with its openings, a side panel), and
   :meth:`BoardPainter.paint` copies it and draws the pieces of one state: chips, cars, wrecks,
   cars in the pit, and the panel's per-player lines.
-- :class:`HumanViewer` blits frames into a pygame window when a display exists, and does
-  nothing at all when headless.
+- :class:`HumanViewer` (from :mod:`tabletop.viewer`, re-exported here) blits frames into a
+  pygame window when a display exists, and does nothing at all when headless. Text in the
+  pictures uses the shared bitmap font of :mod:`tabletop.draw`.
 
 Geometry: world units are middle-lane squares (the track's ``s``), y up. The loop starts at
 the finish line (``s = 0``) heading right and turns left (counter-clockwise on screen) through
@@ -25,12 +26,13 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from tabletop.draw import draw_text, text_width
+from tabletop.viewer import HumanViewer  # noqa: F401  (re-exported for lunatix_env.envs)
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
@@ -76,40 +78,6 @@ MARGIN = 8
 BORDER = 0.14        # white edge / kerb width beyond the outer lanes (world units)
 PIT_GAP = 0.45       # from the inside lane's edge to the pit box (world units)
 PIT_DEPTH = 1.9      # the pit box's depth (world units)
-
-# A 3x5 pixel font (M and W 5 wide): rows top to bottom, "#" lit.
-_FONT_ROWS: dict[str, str] = {
-    "0": "### #.# #.# #.# ###", "1": ".#. ##. .#. .#. ###", "2": "### ..# ### #.. ###",
-    "3": "### ..# .## ..# ###", "4": "#.# #.# ### ..# ..#", "5": "### #.. ### ..# ###",
-    "6": "### #.. ### #.# ###", "7": "### ..# .#. .#. .#.", "8": "### #.# ### #.# ###",
-    "9": "### #.# ### ..# ###", "A": ".#. #.# ### #.# #.#", "B": "##. #.# ##. #.# ##.",
-    "C": ".## #.. #.. #.. .##", "D": "##. #.# #.# #.# ##.", "E": "### #.. ##. #.. ###",
-    "F": "### #.. ##. #.. #..", "G": ".## #.. #.# #.# .##", "H": "#.# #.# ### #.# #.#",
-    "I": "### .#. .#. .#. ###", "J": "..# ..# ..# #.# .#.", "K": "#.# #.# ##. #.# #.#",
-    "L": "#.. #.. #.. #.. ###", "M": "#...# ##.## #.#.# #...# #...#", "N": "##. #.# #.# #.# #.#",
-    "O": ".#. #.# #.# #.# .#.", "P": "##. #.# ##. #.. #..", "Q": ".#. #.# #.# ##. .##",
-    "R": "##. #.# ##. #.# #.#", "S": ".## #.. .#. ..# ##.", "T": "### .#. .#. .#. .#.",
-    "U": "#.# #.# #.# #.# ###", "V": "#.# #.# #.# #.# .#.", "W": "#...# #...# #.#.# ##.## #...#",
-    "X": "#.# #.# .#. #.# #.#", "Y": "#.# #.# .#. .#. .#.", "Z": "### ..# .#. #.. ###",
-    "/": "..# ..# .#. #.. #..", "-": "... ... ### ... ...", ":": "... .#. ... .#. ...",
-    ">": "#.. .#. ..# .#. #..", ".": "... ... ... ... .#.", " ": "... ... ... ... ...",
-}
-_FONT: dict[str, np.ndarray] = {
-    ch: np.array([[c == "#" for c in row] for row in rows.split()], dtype=bool)
-    for ch, rows in _FONT_ROWS.items()
-}
-_GLYPHS: dict[tuple[str, int], np.ndarray] = {}
-
-
-def _glyph(ch: str, scale: int) -> np.ndarray:
-    """The font's mask for ``ch`` blown up ``scale`` times (cached)."""
-    key = (ch, scale)
-    g = _GLYPHS.get(key)
-    if g is None:
-        g = _FONT.get(ch, _FONT[" "])
-        g = _GLYPHS[key] = np.kron(g, np.ones((scale, scale), dtype=bool))
-    return g
-
 
 def render_ansi(state: State) -> str:
     """``str(state)`` plus, when a decision is pending, one line naming it and its deciders."""
@@ -356,23 +324,6 @@ def _blend(img: np.ndarray, cx: float, cy: float, alpha: np.ndarray, colour: Col
     region[...] = (region * (1.0 - a) + col * a + 0.5).astype(np.uint8)
 
 
-def _text(img: np.ndarray, x: int, y: int, text: str, colour: Colour, scale: int = 2) -> int:
-    """Write ``text`` (upper case, 3x5 font) with its top-left at (x, y); returns the end x."""
-    H, W = img.shape[:2]
-    for ch in text.upper():
-        glyph = _glyph(ch, scale)
-        gh, gw = glyph.shape
-        if 0 <= x and x + gw <= W and 0 <= y and y + gh <= H:
-            img[y:y + gh, x:x + gw][glyph] = colour
-        x += gw + scale
-    return x
-
-
-def _text_width(text: str, scale: int = 2) -> int:
-    """Width in pixels of ``text`` as :func:`_text` writes it."""
-    return sum(_glyph(ch, scale).shape[1] + scale for ch in text.upper()) - scale
-
-
 def _mix(a: Colour, b: Colour, t: float) -> Colour:
     return (int(round(a[0] + (b[0] - a[0]) * t)), int(round(a[1] + (b[1] - a[1]) * t)),
             int(round(a[2] + (b[2] - a[2]) * t)))
@@ -579,8 +530,8 @@ class BoardPainter:
                     continue
                 label = str(rating)
                 x, y = self.centres[sq]
-                _text(img, int(round(x - _text_width(label, 1) / 2)), int(round(y - 2)), label,
-                      RATING_TEXT, 1)
+                draw_text(img, int(round(x - text_width(label, 1) / 2)), int(round(y - 2)),
+                          label, RATING_TEXT, 1)
 
     def _label_openings(self, img: np.ndarray) -> None:
         lay, tr = self.layout, self.game.track
@@ -590,8 +541,8 @@ class BoardPainter:
             x, y, _ = lay.at(lay.s[o.square], self.pit_out - 0.45)
             cx, cy = self.ox + self.scale * float(x[0]), self.oy - self.scale * float(y[0])
             sc = 2 if self.scale >= 18 else 1
-            _text(img, int(cx - _text_width(o.name, sc) / 2), int(cy - 2.5 * sc), o.name,
-                  DIM_TEXT, sc)
+            draw_text(img, int(cx - text_width(o.name, sc) / 2), int(cy - 2.5 * sc), o.name,
+                      DIM_TEXT, sc)
 
     # ------------------------------------------------------------------ dynamic pieces
     def paint(self, state: State) -> np.ndarray:
@@ -635,23 +586,23 @@ class BoardPainter:
         _blend(img, nx, ny, self._nose, DARK if car.facing == 0 else CW_MARK)
         sc = self.digit_scale
         if sc:
-            _text(img, int(round(x - 1.5 * sc)), int(round(y - 2.5 * sc)), str(car.seat), DARK,
-                  sc)
+            draw_text(img, int(round(x - 1.5 * sc)), int(round(y - 2.5 * sc)), str(car.seat),
+                      DARK, sc)
 
     def _paint_panel(self, img: np.ndarray, state: State) -> None:
         g = self.game
         x0 = self.panel_x + 8
         head = f"ROUND {state.round}/{g.rules.round_limit}"
-        _text(img, x0, 8, head, TEXT)
+        draw_text(img, x0, 8, head, TEXT)
         if state.is_terminal():
             word = state.status.value.replace("_", " ")
             if state.winner is not None:
                 word = f"WIN P{state.winner}"
-            _text(img, x0, 24, word, HIGHLIGHT)
+            draw_text(img, x0, 24, word, HIGHLIGHT)
         elif state.chance is not None:
-            _text(img, x0, 24, state.chance["kind"].replace("_", " "), DIM_TEXT)
+            draw_text(img, x0, 24, state.chance["kind"].replace("_", " "), DIM_TEXT)
         elif state.decision is not None:
-            _text(img, x0, 24, state.decision["kind"].replace("_", " "), HIGHLIGHT)
+            draw_text(img, x0, 24, state.decision["kind"].replace("_", " "), HIGHLIGHT)
         deciding = set(state.current_players())
         n = len(state.cars)
         top = 42
@@ -664,7 +615,7 @@ class BoardPainter:
                 break
             colour = self.seat_colours[car.seat]
             if car.seat in deciding:
-                _text(img, self.panel_x + 3, y + 4, ">", HIGHLIGHT)
+                draw_text(img, self.panel_x + 3, y + 4, ">", HIGHLIGHT)
             cx, cy = x0 + 12, y + 9
             if car.out:
                 _blend(img, cx, cy, _disc_alpha(8.0), _mix(colour, DARK, 0.55))
@@ -672,14 +623,14 @@ class BoardPainter:
             else:
                 _blend(img, cx, cy, _disc_alpha(8.0), colour)
                 _blend(img, cx, cy, _ring_alpha(8.0, 1.2), DARK)
-                _text(img, cx - 3, cy - 5, str(car.seat), DARK)
+                draw_text(img, cx - 3, cy - 5, str(car.seat), DARK)
             tx = x0 + 26
-            end = _text(img, tx, y + 1, f"{car.speed}", TEXT)
-            end = _text(img, end + 2, y + 1, f"/{car.max_speed}", DIM_TEXT)
+            end = draw_text(img, tx, y + 1, f"{car.speed}", TEXT)
+            end = draw_text(img, end + 2, y + 1, f"/{car.max_speed}", DIM_TEXT)
             status = "OUT" if car.out else "PIT" if car.in_pit else "CW" if car.facing else ""
             if status:
-                _text(img, self.width - 6 - _text_width(status), y + 1, status,
-                      CW_MARK if status != "PIT" else PIT_LINE)
+                draw_text(img, self.width - 6 - text_width(status), y + 1, status,
+                          CW_MARK if status != "PIT" else PIT_LINE)
             # speed bar: filled to speed, dark red beyond the car's maximum
             by = y + 14
             img[by:by + 4, tx:tx + bar_w] = (58, 62, 72)
@@ -690,97 +641,11 @@ class BoardPainter:
             img[by:by + 4, tx:tx + fill] = colour
             if row_h >= 40:
                 ly = y + 22
-                end = _text(img, tx, ly, f"L{state.laps(car.seat)}/{state.laps_required(car.seat)}",
-                            TEXT)
+                laps = f"L{state.laps(car.seat)}/{state.laps_required(car.seat)}"
+                end = draw_text(img, tx, ly, laps, TEXT)
                 cx2 = end + 6
                 for kind, cnt in enumerate(car.chips):
                     _blend(img, cx2 + 3, ly + 5, _disc_alpha(3.0), CHIP_COLOURS[kind])
                     _blend(img, cx2 + 3, ly + 5, _ring_alpha(3.6, 1.0), (200, 200, 200))
-                    cx2 = _text(img, cx2 + 9, ly, str(cnt), TEXT) + 3
+                    cx2 = draw_text(img, cx2 + 9, ly, str(cnt), TEXT) + 3
 
-
-# ---------------------------------------------------------------------------------- window
-def _display_available() -> bool:
-    """Whether a pygame window can plausibly open here."""
-    if os.environ.get("LUNATIX_FORCE_WINDOW", "") not in ("", "0"):
-        return True
-    if os.environ.get("SDL_VIDEODRIVER", "") in ("dummy", "offscreen"):
-        return False
-    if sys.platform in ("darwin", "win32", "cygwin"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-class HumanViewer:
-    """Shows frames in a pygame window when a display exists; otherwise does nothing.
-
-    Headless machines (Linux without ``DISPLAY`` or ``WAYLAND_DISPLAY``, or
-    ``SDL_VIDEODRIVER=dummy``) get a silent no-op, so ``render_mode="human"`` never raises
-    there; a missing pygame or a window that fails to open is also a silent no-op. pygame is
-    imported lazily, on the first :meth:`show` that can open a window.
-
-    To force a window (e.g. a display the checks do not see), pass ``force=True`` or set the
-    environment variable ``LUNATIX_FORCE_WINDOW=1``.
-    """
-
-    def __init__(self, title: str = "Lunatix Loop", force: bool = False) -> None:
-        self.title = title
-        self.force = force
-        self._pygame: Any = None
-        self._screen: Any = None
-        self._disabled = False
-
-    @property
-    def is_open(self) -> bool:
-        """Whether a window is open."""
-        return self._screen is not None
-
-    def show(self, frame: np.ndarray) -> None:
-        """Blit an ``(H, W, 3)`` uint8 frame into the window (opening it if needed)."""
-        if self._disabled:
-            return
-        if self._screen is None and not self._open(frame.shape[1], frame.shape[0]):
-            self._disabled = True
-            return
-        pg = self._pygame
-        try:
-            for event in pg.event.get():
-                if event.type == pg.QUIT:
-                    self.close()
-                    self._disabled = True
-                    return
-            h, w = frame.shape[:2]
-            if self._screen.get_size() != (w, h):
-                self._screen = pg.display.set_mode((w, h))
-            surf = pg.image.frombuffer(np.ascontiguousarray(frame, dtype=np.uint8).tobytes(),
-                                       (w, h), "RGB")
-            self._screen.blit(surf, (0, 0))
-            pg.display.flip()
-        except Exception:  # a window that goes away must not break the environment
-            self.close()
-            self._disabled = True
-
-    def _open(self, width: int, height: int) -> bool:
-        if not (self.force or _display_available()):
-            return False
-        try:
-            os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-            import pygame
-
-            pygame.display.init()
-            self._screen = pygame.display.set_mode((width, height))
-            pygame.display.set_caption(self.title)
-            self._pygame = pygame
-            return True
-        except Exception:
-            self._screen = None
-            return False
-
-    def close(self) -> None:
-        """Close the window, if one is open."""
-        if self._pygame is not None and self._screen is not None:
-            try:
-                self._pygame.display.quit()
-            except Exception:
-                pass
-        self._screen = None

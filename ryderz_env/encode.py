@@ -21,69 +21,214 @@ others clockwise. Blocks, in order (``VectorEncoder.blocks`` names them with the
    observer's frame (present, start, end, is a Launch Point).
 
 Rays are cast against capsules: each piece's centreline (curves as a few chords) grown by
-half the Lazer width, and a Launch Point's middle, so that one ray pass costs a handful of
-numpy operations over a few hundred segments instead of every outline edge.
+half the Lazer width, and a Launch Point's middle (:func:`cast_rays`). An element's capsules
+are placed once (elements are immutable and shared between states) and joined per Lazer, a
+Lazer one piece longer than a known one from it, so that a cast is a few dozen numpy
+operations over the table's capsules, whatever their number; seen from a head, a convex
+table's edges are capsules of radius 0 in the same pass.
 """
 
 from __future__ import annotations
 
 import math
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
 from ryderz_env.rules import Element, Game, Pose, State
-from ryderz_env.rules.config import Character
+from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments, to_world
 from ryderz_env.rules.state import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
 CHARACTERS = tuple(Character)
+LAUNCH = PieceKind.LAUNCH
 #: chord sagitta of the centrelines the rays see (inches)
 RAY_SAGITTA = 0.02
+#: Lazers whose joined capsule tables ``VectorEncoder`` keeps (the oldest go first)
+LAZER_CACHE = 512
+#: how near (inches; squared inches for the ends) the ray origin lies to a capsule's side
+#: line or outline when the rounding of the cast may decide what a ray sees
+GRAZE = 1e-9
 
 
-def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
-                  radii: np.ndarray, max_range: float) -> np.ndarray:
-    """For each unit direction (R, 2), the distance along the ray from ``origin`` to the
-    first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``.
+def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Capsules: chords from ``a`` to ``b`` ((S, 2) each) grown by ``radii`` (S,), as the
+    (14, S) table :func:`cast_rays` reads. Rows, grouped so that each group is one array of a
+    single operation: nx, ux, ny, uy (unit normal n = (-uy, ux) and direction u); n.a,
+    u.a + L/2; L/2, r; ax, bx, ay, by; r^2, r^2."""
+    e = b - a
+    length = np.hypot(e[:, 0], e[:, 1])
+    inv = 1.0 / np.maximum(length, 1e-12)
+    ux, uy = e[:, 0] * inv, e[:, 1] * inv
+    ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
+    half = length / 2.0
+    r = np.broadcast_to(radii, length.shape)
+    return np.stack([-uy, ux, ux, uy, ux * ay - uy * ax, ux * ax + uy * ay + half, half, r,
+                     ax, bx, ay, by, r * r, r * r])
 
-    One pass over both long sides of every capsule (ray against segment) and one over both
-    round ends (ray against circle), all relative to the origin; an origin inside a capsule
-    sees it at distance 0.
+
+#: the rows of a ``chord_table`` with a and b as (ax, ay, bx, by)
+ENDS = [8, 10, 9, 11]
+
+
+def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -> np.ndarray:
+    """For each ray, the distance from its origin to the first capsule (a ``chord_table``),
+    ``inf`` where it meets none; an origin inside a capsule sees it at distance 0. ``rays``
+    (2, R + 1) holds R unit directions as columns, then the origin. Only the first ``n_ends``
+    capsules (default all) have round ends: the others are segments (radius 0).
+
+    Both long sides of a capsule are one test: where the ray enters the slab ``|n.(p - a)| <=
+    r`` from the origin's side, if there ``0 <= u.(p - a) <= L``. An origin inside a slab gets a
+    meaningless entry, left in: a ray that meets the slab between the capsule's ends from there
+    went through an end disc first, which the ends find nearer.
+
+    Pieces fit a lattice of sorts, so rays do run along side lines and graze ends, and the
+    origin can lie on an outline; there the answer is a matter of rounding. So those cases
+    are computed in the arithmetic of :func:`_sides_by_line` and :func:`_inside_by_projection`,
+    and the ends always with c.d and |c|^2 - r^2 to the same bits as there (:func:`_ends`):
+    an observation does not depend on which of two formulas was used.
     """
-    if not len(segs):
-        return np.full(len(dirs), max_range)
-    ox, oy = origin
-    ax, ay = segs[:, 0, 0] - ox, segs[:, 0, 1] - oy
-    bx, by = segs[:, 1, 0] - ox, segs[:, 1, 1] - oy
+    n_rays, n_ch = rays.shape[1] - 1, chords.shape[1]
+    origin = rays[:, n_rays:]
+    # d.n, then d.u, per ray and capsule (R + 1, S) each, the origin's last
+    p = np.matmul(rays.T, chords[:4].reshape(2, 2, n_ch).transpose(1, 0, 2))
+    ms = chords[4:6] - p[:, n_rays]
+    m0, nsm = ms  # -n.(o - a), L/2 - u.(o - a)
+    hl, radius = chords[6:8]
+    g = np.abs(m0)
+    g -= radius  # how far the origin lies outside the slab
+    # the ends: both of each capsule (a disc shared by two chords twice, to the same bits)
+    if n_ends is None or n_ends == n_ch:
+        c = chords[8:12].reshape(2, 2 * n_ch) - origin  # v - o
+        e = (c * c).sum(axis=0)
+        e -= chords[12:14].reshape(-1)  # |v - o|^2 - r^2
+    else:
+        c = chords[8:12, :n_ends].reshape(2, 2 * n_ends) - origin
+        e = (c * c).sum(axis=0)
+        e -= chords[12:14, :n_ends].reshape(-1)
+    out = np.abs(nsm)
+    out -= hl
+    np.maximum(out, g, out=out)  # how far the origin lies outside the rectangle (at least)
+    lined = inner = None
+    if np.concatenate((e, out, np.abs(g))).min() < GRAZE:  # near an outline or a side line
+        if np.concatenate((e, out)).min() < GRAZE and _inside_by_projection(
+                origin[:, 0], chords[ENDS], radius):
+            return np.zeros(n_rays)
+        lined, inner = np.abs(g) < GRAZE, e < GRAZE
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sides = np.copysign(g, m0) / p[0, :n_rays]  # where each ray enters each slab
+        q = sides * p[1, :n_rays]
+        q -= nsm
+        np.abs(q, out=q)
+        miss = q > hl
+        miss |= sides < 0.0
+        if lined is not None:
+            miss[:, lined] = True
+        np.putmask(sides, miss, np.inf)
+        # |c - t d| = r: t = c.d - sqrt((c.d)^2 - e); with c.d clamped to 0, a disc behind the
+        # origin (e > 0) gets a negative square, so nan
+        ends = rays[0, :n_rays, None] * c[0]
+        ends += rays[1, :n_rays, None] * c[1]
+        if inner is not None:
+            ends[:, inner] = _ends(ends[:, inner], e[inner])
+            ends[:, ~inner] = _ends(np.maximum(ends[:, ~inner], 0.0), e[~inner])
+        else:
+            np.maximum(ends, 0.0, out=ends)
+            root = ends * ends
+            root -= e
+            np.sqrt(root, out=root)
+            ends -= root
+        best = np.fmin.reduce(np.concatenate((sides, ends), axis=1), axis=1)
+        if lined is not None and lined.any():
+            np.fmin(best, _sides_by_line(rays, chords[ENDS][:, lined], radius[lined]), out=best)
+    return best
+
+
+def _ends(bb: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Ray hits on discs given c.d (R, V) and |c|^2 - r^2 (V,); nan where none."""
+    disc = bb * bb - e
+    t2 = bb - np.sqrt(disc)
+    return np.where((disc >= 0) & (t2 >= 0), t2, np.nan)
+
+
+def _sides_by_line(rays: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Per ray (``rays`` as in :func:`cast_rays`), the nearest hit on the long sides of
+    capsules (``ends``: rows ax, ay, bx, by), each side a segment crossed by the ray; ``inf``
+    where none."""
+    dirs = rays[:, :-1].T
+    ox, oy = rays[:, -1]
+    ax, ay = ends[0] - ox, ends[1] - oy
+    bx, by = ends[2] - ox, ends[3] - oy
     ex, ey = bx - ax, by - ay
     length = np.hypot(ex, ey)
     inv = 1.0 / np.maximum(length, 1e-12)
     ux, uy = ex * inv, ey * inv
-    dx, dy = dirs[:, 0:1], dirs[:, 1:2]  # (R, 1)
+    dx, dy = dirs[:, 0:1], dirs[:, 1:2]
     # the long sides p = a +- r n, n = (-uy, ux): o + t d = p + s u, 0 <= s <= length
     px = np.concatenate([ax - radii * uy, ax + radii * uy])
     py = np.concatenate([ay + radii * ux, ay - radii * ux])
     su, sv, sl = np.concatenate([ux, ux]), np.concatenate([uy, uy]), np.concatenate(
         [length, length])
     denom = dx * sv - dy * su
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (px * sv - py * su) / denom
-        s = (px * dy - py * dx) / denom
-        side = np.where((t >= 0) & (s >= 0) & (s <= sl), t, np.inf).min(axis=1)
-        # the round ends: |c - t d| = r
-        cx, cy = np.concatenate([ax, bx]), np.concatenate([ay, by])
-        rr = np.concatenate([radii, radii]) ** 2
-        bb = cx * dx + cy * dy
-        disc = bb * bb - (cx * cx + cy * cy - rr)
-        t2 = bb - np.sqrt(disc)
-        end = np.where((disc >= 0) & (t2 >= 0), t2, np.inf).min(axis=1)
-    best = np.minimum(side, end)
+    t = (px * sv - py * su) / denom
+    s = (px * dy - py * dx) / denom
+    return np.where((t >= 0) & (s >= 0) & (s <= sl), t, np.inf).min(axis=1)
+
+
+def _inside_by_projection(origin: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> bool:
+    """Whether ``origin`` lies within its radius of a capsule's chord (``ends`` as above)."""
+    ox, oy = origin
+    ax, ay = ends[0] - ox, ends[1] - oy
+    ex, ey = ends[2] - ox - ax, ends[3] - oy - ay
+    length = np.hypot(ex, ey)
+    inv = 1.0 / np.maximum(length, 1e-12)
+    ux, uy = ex * inv, ey * inv
     proj = np.clip(-(ax * ux + ay * uy), 0.0, length)
-    if (np.hypot(ax + proj * ux, ay + proj * uy) < radii).any():
-        best[:] = 0.0
-    return np.minimum(best, max_range)
+    return bool((np.hypot(ax + proj * ux, ay + proj * uy) < radii).any())
+
+
+def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
+                  radii: np.ndarray, max_range: float) -> np.ndarray:
+    """For each unit direction (R, 2), the distance along the ray from ``origin`` to the
+    first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``; an
+    origin inside a capsule sees it at distance 0."""
+    if not len(segs):
+        return np.full(len(dirs), max_range)
+    chords = chord_table(segs[:, 0], segs[:, 1], np.asarray(radii, dtype=float))
+    rays = np.vstack([dirs, [origin]]).T.copy()
+    return np.fmin(cast_rays(rays, chords), max_range)
+
+
+def _placement(local: np.ndarray) -> np.ndarray:
+    """A (9, 14 k) matrix that maps (c, s, c x, c y, s x, s y, x, y, 1) of a pose (x, y, h),
+    c = cos h, s = sin h, to the ``chord_table`` (14, k), flattened, of ``local``'s capsules
+    placed at that pose (rows of a and b left at 0)."""
+    nx, ux, ny, uy, na, ua, hl, r, _, _, _, _, r2, _ = local
+    z = np.zeros_like(nx)
+    rows = [  # per table row, its coefficient of each of the 9
+        (nx, -ny, z, z, z, z, z, z, z), (ux, -uy, z, z, z, z, z, z, z),
+        (ny, nx, z, z, z, z, z, z, z), (uy, ux, z, z, z, z, z, z, z),
+        (z, z, nx, ny, -ny, nx, z, z, na), (z, z, ux, uy, -uy, ux, z, z, ua),
+        (z, z, z, z, z, z, z, z, hl), (z, z, z, z, z, z, z, z, r),
+        *[(z,) * 9] * 4,
+        (z, z, z, z, z, z, z, z, r2), (z, z, z, z, z, z, z, z, r2)]
+    return np.array(rows).transpose(1, 0, 2).reshape(9, -1)
+
+
+class LazerTables(NamedTuple):
+    """What the encoder keeps per Lazer: its elements' capsules joined (a ``chord_table``),
+    how many of them are the front element's (the last ones), how many pieces it has
+    (Launch Points not counted), and its ``recent`` block: the rows without the points
+    (newest first: present, 4 zeros, is a Launch Point) and the points, entry and exit of
+    each element in table coordinates as (x, y, 1), all 0 where no element."""
+
+    chords: np.ndarray
+    front: int
+    pieces: int
+    recent: np.ndarray
+    points: np.ndarray
 
 
 class VectorEncoder:
@@ -103,21 +248,33 @@ class VectorEncoder:
         #: half the table's largest extent: positions are scaled by it
         self.scale = max(x1 - cx, cx - x0, y1 - cy, cy - y0)
         self.ray_range = 2.0 * self.scale
-        #: per piece shape, its centreline as local chords for the rays; per element on the
-        #: table, its world chords and capsule radii (elements are immutable and shared
-        #: between states, so the cache holds them weakly)
-        self._local_chords = {
-            key: shape.centreline(1 if shape.side == 0 else arc_segments(
-                shape.angle, shape.radius, RAY_SAGITTA))
-            for key, shape in game.shapes.items()}
-        self._capsule_cache: weakref.WeakKeyDictionary[Element, tuple[np.ndarray, np.ndarray]] \
-            = weakref.WeakKeyDictionary()
-        angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
-        self.ray_angles = angles
-        self.max_supply = max(max(g) for g in game.supply) or 1
+        self._rel_scale = 1.0 / (2.0 * self.scale)
         self.half_width = game.pieces.width / 2.0
         self.lp_width = game.table.cfg.launch_point.width
         self.lp_depth = game.table.cfg.launch_point.depth
+        #: per piece shape (and ``LAUNCH`` for a Launch Point), the centreline points the rays
+        #: see in its local frame, and the ``_placement`` of their capsules; a Launch Point is
+        #: one capsule across its middle, as wide and as deep as the token
+        lp_r = self.lp_depth / 2.0
+        lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
+        local = {key: (shape.centreline(1 if shape.side == 0 else arc_segments(
+            shape.angle, shape.radius, RAY_SAGITTA)), self.half_width)
+            for key, shape in game.shapes.items()}
+        local[LAUNCH] = (np.array([[lp_r, -lp_half], [lp_r, lp_half]]), lp_r)
+        self._shape_tables = {
+            key: (pts, _placement(chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius))))
+            for key, (pts, radius) in local.items()}
+        #: per element on the table, its capsule tables (elements are immutable and shared
+        #: between states, so this cache holds them weakly); per Lazer (the tuple of its
+        #: elements), its :class:`LazerTables`; per heading, the ray directions
+        self._element_tables: weakref.WeakKeyDictionary[
+            Element, np.ndarray] = weakref.WeakKeyDictionary()
+        self._lazer_cache: dict[tuple[Element, ...], LazerTables] = {}
+        self._directions: dict[float, np.ndarray] = {}
+        self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
+        self.ray_angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
+        self.max_supply = max(max(g) for g in game.supply) or 1
+        self._total_supply = sum(map(sum, game.supply)) or 1
         self.blocks = (
             ("decision", len(DECISIONS) + 2),
             ("turn", 3 * n),
@@ -128,167 +285,243 @@ class VectorEncoder:
             ("recent", n * recent_pieces * 6),
         )
         self.size = sum(s for _, s in self.blocks)
-        if not game.table.is_circle:
-            v = game.table.vertices
-            self._edges = np.stack([v, np.roll(v, -1, axis=0)], axis=1)
+        self._head_size = self.size - num_rays - n * recent_pieces * 6  # up to the rays
+        #: the decision block's slot per raw decision kind (``state.decision["kind"]``)
+        self._decision_slot = {None if k is None else k.value: i for i, k in enumerate(DECISIONS)}
+        self._character_slot = [CHARACTERS.index(r.characters[s]) for s in range(n)]
+        self._seat_orders = [[(s + k) % n for k in range(n)] for s in range(n)]
+        self._seat_frames = game.seat_frames
+        #: a polygon table's edges: for ``_edge_distances`` and, convex, as capsules
+        self._edge_table: np.ndarray | None = None
+        if not tb.is_circle:
+            v, w = tb.vertices, np.roll(tb.vertices, -1, axis=0)
+            e = w - v
+            self._edge_cols = (v[:, 0].copy(), v[:, 1].copy(), e[:, 0].copy(), e[:, 1].copy())
+            if tb.polygon.convex_hull.area <= tb.polygon.area * (1.0 + 1e-12):
+                self._edge_table = chord_table(v, w, np.zeros(len(v)))
 
     # ------------------------------------------------------------------ frames
     def frame(self, state: State, seat: int) -> Pose:
         """The observer's frame: its head, else its seat's Launch Point frame."""
         head = state.players[seat].head
-        if head is not None:
-            return head
-        tb = self.game.table
-        return tb.launch_frame(tb.seat_position(seat, self.n))
-
-    def _rel(self, frame: Pose, x: float, y: float) -> tuple[float, float]:
-        c, s = math.cos(frame.h), math.sin(frame.h)
-        dx, dy = x - frame.x, y - frame.y
-        k = 1.0 / (2.0 * self.scale)
-        return ((c * dx + s * dy) * k, (-s * dx + c * dy) * k)
+        return self._seat_frames[seat] if head is None else head
 
     # ------------------------------------------------------------------ rays
-    def _capsules(self, el: Element) -> tuple[np.ndarray, np.ndarray]:
-        """World centreline chords (k, 2, 2) of an element and their capsule radii. A Launch
-        Point is one capsule across its middle, as wide and as deep as the token."""
-        got = self._capsule_cache.get(el)
+    def _capsules(self, el: Element) -> np.ndarray:
+        """The capsules (``chord_table``) of an element's world centreline chords: a linear
+        map of the element's pose (see :func:`_placement`), the ends at the world points of
+        ``geometry.to_world``."""
+        got = self._element_tables.get(el)
         if got is None:
-            if el.is_launch:
-                r = self.lp_depth / 2.0
-                half = max(0.0, self.lp_width / 2.0 - r)
-                pts = to_world(np.array([[r, -half], [r, half]]), el.pose)
-                got = (pts[None, :, :], np.array([r]))
-            else:
-                pts = to_world(self._local_chords[(el.kind, el.gear, el.side)], el.pose)
-                got = (np.stack([pts[:-1], pts[1:]], axis=1),
-                       np.full(len(pts) - 1, self.half_width))
-            self._capsule_cache[el] = got
+            pts, placement = self._shape_tables[
+                LAUNCH if el.is_launch else (el.kind, el.gear, el.side)]
+            x, y, h = el.pose
+            c, s = math.cos(h), math.sin(h)
+            got = (np.array([c, s, c * x, c * y, s * x, s * y, x, y, 1.0]) @ placement).reshape(
+                14, -1)
+            pts = to_world(pts, el.pose)
+            got[8:12:2] = pts[:-1].T
+            got[9:12:2] = pts[1:].T
+            self._element_tables[el] = got
         return got
 
-    def rays(self, state: State, seat: int) -> np.ndarray:
-        """Distances (fractions of ``ray_range``) from the observer's point along each ray."""
-        fr = self.frame(state, seat)
-        tip = self.game.pieces.tip if state.players[seat].head is not None else 0.0
-        origin = fr.ahead(tip)
-        ang = fr.h + self.ray_angles
-        dirs = np.column_stack([np.cos(ang), np.sin(ang)])
-        front = state.players[seat].lazer[-1] if state.players[seat].lazer else None
-        segs, radii = [], []
-        for el in state.elements():
-            if el is front and state.players[seat].head == el.exit:
-                continue  # the piece the head sits on
-            chords, rad = self._capsules(el)
-            segs.append(chords)
-            radii.append(rad)
-        if segs:
-            dist = ray_distances(origin, dirs, np.concatenate(segs), np.concatenate(radii),
-                                 self.ray_range)
-        else:
-            dist = np.full(self.num_rays, self.ray_range)
-        edge = self._edge_distances(origin, dirs)
-        return np.minimum(dist, edge) / self.ray_range
+    def _lazer_tables(self, lazer: list[Element]) -> LazerTables | None:
+        """The tables of a Lazer (None for none). Consecutive states share most Lazers, so
+        they are kept, and a Lazer one piece longer than a kept one is built from it."""
+        if not lazer:
+            return None
+        key = tuple(lazer)
+        got = self._lazer_cache.get(key)
+        if got is None:
+            front = lazer[-1]
+            chords = self._capsules(front)
+            prev = self._lazer_cache.get(key[:-1]) if len(key) > 1 else None
+            if prev is not None:
+                launch = front.kind is LAUNCH
+                got = LazerTables(
+                    np.concatenate([prev.chords, chords], axis=1), chords.shape[1],
+                    prev.pieces + (not launch),
+                    np.concatenate([[(1.0, 0.0, 0.0, 0.0, 0.0, float(launch))],
+                                    prev.recent[:-1]]),
+                    np.concatenate([[(front.pose.x, front.pose.y, 1.0),
+                                     (front.exit.x, front.exit.y, 1.0)], prev.points[:-2]]))
+            else:
+                recent = np.zeros((self.recent, 6))
+                points = np.zeros((2 * self.recent, 3))
+                for j, el in enumerate(reversed(lazer[-self.recent:])):
+                    recent[j, 0], recent[j, 5] = 1.0, float(el.kind is LAUNCH)
+                    points[2 * j:2 * j + 2] = ((el.pose.x, el.pose.y, 1.0),
+                                               (el.exit.x, el.exit.y, 1.0))
+                got = LazerTables(np.concatenate([self._capsules(el) for el in lazer], axis=1),
+                                  chords.shape[1],
+                                  sum(1 for el in lazer if el.kind is not LAUNCH),
+                                  recent, points)
+            if len(self._lazer_cache) >= LAZER_CACHE:
+                del self._lazer_cache[next(iter(self._lazer_cache))]  # the oldest
+            self._lazer_cache[key] = got
+        return got
 
-    def _edge_distances(self, origin: tuple[float, float], dirs: np.ndarray) -> np.ndarray:
-        ox, oy = origin
+    def rays(self, state: State, seat: int,
+             tables: list[LazerTables | None] | None = None) -> np.ndarray:
+        """Distances (fractions of ``ray_range``) from the observer's point along each ray;
+        ``tables``, the seats' Lazer tables (observer first), when the caller has them."""
+        if tables is None:
+            tables = [self._lazer_tables(state.players[s].lazer)
+                      for s in self._seat_orders[seat]]
+        return self._rays(state, seat, self.frame(state, seat), tables)
+
+    def _rays(self, state: State, seat: int, fr: Pose,
+              tables: list[LazerTables | None]) -> np.ndarray:
+        """:meth:`rays`, given the frame and the seats' Lazer tables, the observer's first."""
+        me = state.players[seat]
+        n_rays = self.num_rays
+        dirs = self._directions.get(fr.h)
+        if dirs is None:
+            ang = fr.h + self.ray_angles
+            dirs = np.stack([np.cos(ang), np.sin(ang)])
+            if len(self._directions) >= LAZER_CACHE:
+                self._directions.clear()
+            self._directions[fr.h] = dirs
+        rays = np.empty((2, n_rays + 1))  # the directions, then the origin, as columns
+        rays[:, :n_rays] = dirs
+        rays[:, n_rays] = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
+        chords = [t.chords for t in tables if t is not None]
+        own = tables[0]
+        if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
+            chords[0] = own.chords[:, :-own.front]
+        n_ends = sum(c.shape[1] for c in chords)
+        # a convex table's edges are capsules of radius 0 too, seen from inside it (from a
+        # head's point: a seat's Launch Point frame lies on the edge, see _edge_distances)
+        fold = self._edge_table is not None and me.head is not None
+        if fold:
+            chords.append(self._edge_table)
+        if n_ends or fold:
+            dist = cast_rays(rays, np.concatenate(chords, axis=1), n_ends)
+            if not fold:
+                np.minimum(dist, self._edge_distances(rays), out=dist)
+            np.minimum(dist, self.ray_range, out=dist)
+        else:
+            dist = self._edge_distances(rays)
+        dist /= self.ray_range
+        return dist
+
+    def _edge_distances(self, rays: np.ndarray) -> np.ndarray:
+        """Per ray (``rays`` as in :func:`cast_rays`), the distance to the table's edge."""
+        ox, oy = rays[:, -1].tolist()
+        dx, dy = rays[0, :-1, None], rays[1, :-1, None]
         tb = self.game.table
         if tb.is_circle:
-            b = dirs[:, 0] * ox + dirs[:, 1] * oy
-            c = ox * ox + oy * oy - tb.radius ** 2
-            return np.minimum(-b + np.sqrt(np.maximum(b * b - c, 0.0)), self.ray_range)
-        p, q = self._edges[:, 0, :], self._edges[:, 1, :]
-        e = q - p
-        d = dirs[:, None, :]
-        denom = d[..., 0] * e[None, :, 1] - d[..., 1] * e[None, :, 0]
-        ok = np.abs(denom) > 1e-12
-        safe = np.where(ok, denom, 1.0)
-        w = p - np.array(origin)
-        t = (w[None, :, 0] * e[None, :, 1] - w[None, :, 1] * e[None, :, 0]) / safe
-        s = (w[None, :, 0] * d[..., 1] - w[None, :, 1] * d[..., 0]) / safe
-        t = np.where(ok & (t >= 0) & (s >= 0) & (s <= 1), t, np.inf)
+            b = rays[:, :-1].T @ rays[:, -1]  # d.o
+            root = b * b
+            root -= ox * ox + oy * oy - tb.radius ** 2
+            np.maximum(root, 0.0, out=root)
+            np.sqrt(root, out=root)
+            root -= b
+            return np.minimum(root, self.ray_range, out=root)
+        # the origin can lie on an edge's line (a seat's Launch Point frame), where what a ray
+        # sees is a matter of rounding: so this arithmetic must not change
+        p0, p1, e0, e1 = self._edge_cols
+        denom = dx * e1
+        denom -= dy * e0
+        w0, w1 = p0 - ox, p1 - oy
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (w0 * e1 - w1 * e0) / denom
+            s = w0 * dy
+            s -= w1 * dx
+            s /= denom
+        miss = np.abs(denom) <= 1e-12
+        miss |= t < 0
+        miss |= s < 0
+        miss |= s > 1
+        np.putmask(t, miss, np.inf)
         return np.minimum(t.min(axis=1), self.ray_range)
 
     # ------------------------------------------------------------------ the vector
     def encode(self, state: State, seat: int) -> np.ndarray:
         """The observation of ``seat`` (float32, length ``size``)."""
-        g, r, n = self.game, self.game.rules, self.n
-        out = [0.0] * self.size  # slot writes into a list, one conversion at the end
-        seats = [(seat + k) % n for k in range(n)]
-        rel = {s: k for k, s in enumerate(seats)}
-        i = 0
-        kind = state.decision_kind()
-        out[i + DECISIONS.index(kind)] = 1.0
-        i += len(DECISIONS)
+        r, n = self.game.rules, self.n
+        out = [0.0] * self._head_size  # the blocks up to the Prizms, one conversion at the end
+        seats = self._seat_orders[seat]
+        decision = state.decision
+        out[self._decision_slot[decision["kind"] if decision else None]] = 1.0
+        i = len(DECISIONS)
         out[i] = float(seat in state.current_players())
         out[i + 1] = state.round / r.round_limit
         i += 2
-        order = state.order
-        mover = None if state.turn is None else state.turn["seat"]
-        for s in seats:
-            if s in order:
-                out[i] = (order.index(s) + 1) / n
-            out[i + n] = float(s == mover)
-            out[i + 2 * n] = float(s == state.marker)
-            i += 1
-        i += 2 * n
+        for k, s in enumerate(state.order):
+            out[i + (s - seat) % n] = (k + 1) / n
+        if state.turn is not None:
+            out[i + n + (state.turn["seat"] - seat) % n] = 1.0
+        out[i + 2 * n + (state.marker - seat) % n] = 1.0
+        i += 3 * n
         fr = self.frame(state, seat)
-        cx, cy = g.table.centre
-        me = state.players[seat]
+        fx, fy, fh = fr
+        c, sn, k = math.cos(fh), math.sin(fh), self._rel_scale
+        players = state.players
+        me = players[seat]
+        tables = [self._lazer_tables(players[s].lazer) for s in seats]
+        scores = [0] * n
+        for q in state.prizms:
+            if q.owner >= 0:
+                scores[q.owner] += 1
+        cx, cy = self.game.table.centre
         out[i] = float(me.head is not None)
-        out[i + 1] = (fr.x - cx) / self.scale
-        out[i + 2] = (fr.y - cy) / self.scale
-        out[i + 3], out[i + 4] = math.cos(fr.h), math.sin(fr.h)
+        out[i + 1] = (fx - cx) / self.scale
+        out[i + 2] = (fy - cy) / self.scale
+        out[i + 3], out[i + 4] = c, sn
         i += 5
         out[i + me.gear - 1] = 1.0
         i += self.top
-        for gear in range(self.top):
-            for k in range(3):
-                out[i] = me.supply[gear][k] / self.max_supply
-                i += 1
+        ms = self.max_supply
+        out[i:i + 3 * self.top] = [v / ms for gear in me.supply for v in gear]
+        i += 3 * self.top
         out[i], out[i + 1] = float(r.powers), float(r.powers and me.power_ready)
         i += 2
-        out[i + CHARACTERS.index(r.characters[seat])] = 1.0
+        out[i + self._character_slot[seat]] = 1.0
         i += len(CHARACTERS)
-        out[i] = state.score(seat) / r.win_prizms
-        out[i + 1] = sum(1 for e in me.lazer if not e.is_launch) / (sum(map(sum, g.supply))
-                                                                    or 1)
+        out[i] = scores[seat] / r.win_prizms
+        own = tables[0]
+        out[i + 1] = (0 if own is None else own.pieces) / self._total_supply
         i += 2
         for s in seats[1:]:
-            p = state.players[s]
-            if p.head is not None:
+            p = players[s]
+            head = p.head
+            if head is not None:
+                dx, dy = head.x - fx, head.y - fy
                 out[i] = 1.0
-                out[i + 1], out[i + 2] = self._rel(fr, p.head.x, p.head.y)
-                out[i + 3] = math.cos(p.head.h - fr.h)
-                out[i + 4] = math.sin(p.head.h - fr.h)
+                out[i + 1], out[i + 2] = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
+                out[i + 3] = math.cos(head.h - fh)
+                out[i + 4] = math.sin(head.h - fh)
             i += 5
             out[i + p.gear - 1] = 1.0
             i += self.top
             out[i] = float(r.powers and p.power_ready)
             i += 1
-            out[i + CHARACTERS.index(r.characters[s])] = 1.0
+            out[i + self._character_slot[s]] = 1.0
             i += len(CHARACTERS)
-            out[i] = state.score(s) / r.win_prizms
-            out[i + 1] = sum(map(sum, p.supply)) / (sum(map(sum, g.supply)) or 1)
+            out[i] = scores[s] / r.win_prizms
+            out[i + 1] = sum(map(sum, p.supply)) / self._total_supply
             i += 2
-        locks = state.locks()
-        for j in range(self.prizm_slots):
-            if j < len(state.prizms):
-                q = state.prizms[j]
-                x, y = self._rel(fr, q.x, q.y)
-                out[i], out[i + 1], out[i + 2] = 1.0, x, y
-                out[i + 3] = min(1.0, math.hypot(x, y))
-                out[i + 4 + (0 if q.owner < 0 else 1 + rel[q.owner])] = 1.0
-                out[i + 5 + n] = float(locks[j])
-            i += 6 + n
-        out[i:i + self.num_rays] = self.rays(state, seat).tolist()
+        prizms = state.prizms[: self.prizm_slots]
+        if prizms:
+            for b, q, locked in zip(range(i, self._head_size, 6 + n), prizms, state.locks(),
+                                    strict=False):
+                dx, dy = q.x - fx, q.y - fy
+                x, y = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
+                out[b], out[b + 1], out[b + 2] = 1.0, x, y
+                out[b + 3] = min(1.0, math.hypot(x, y))
+                out[b + 4 + (0 if q.owner < 0 else 1 + (q.owner - seat) % n)] = 1.0
+                out[b + 5 + n] = float(locked)
+        vec = np.empty(self.size, dtype=np.float32)
+        vec[: self._head_size] = out
+        i = self._head_size
+        vec[i:i + self.num_rays] = self.rays(state, seat, tables)  # (benchmarks wrap it)
         i += self.num_rays
-        for s in seats:
-            els = state.players[s].lazer[-self.recent:]
-            for k, el in enumerate(reversed(els)):
-                b = i + 6 * k
-                out[b] = 1.0
-                out[b + 1], out[b + 2] = self._rel(fr, el.pose.x, el.pose.y)
-                out[b + 3], out[b + 4] = self._rel(fr, el.exit.x, el.exit.y)
-                out[b + 5] = float(el.is_launch)
-            i += 6 * self.recent
-        vec = np.array(out, dtype=np.float32)
-        return np.clip(vec, -1.0, 1.0, out=vec)
+        # the recent pieces: entry and exit points, turned and moved into the observer's frame
+        no = self._no_recent
+        vec[i:] = np.concatenate([no[0] if t is None else t.recent for t in tables]).ravel()
+        pts = np.concatenate([no[1] if t is None else t.points for t in tables]) @ np.array(
+            [[c * k, -sn * k], [sn * k, c * k], [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
+        vec[i:].reshape(-1, 6)[:, 1:5] = pts.reshape(-1, 4)
+        np.minimum(vec, 1.0, out=vec)
+        return np.maximum(vec, -1.0, out=vec)

@@ -13,7 +13,6 @@ modes; the tables of every space are in :class:`raw_env`'s docstring.
 from __future__ import annotations
 
 import enum
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,7 +29,7 @@ from ryderz_env.rules.config import CONFIG_DIR, load_rules, table_path
 from ryderz_env.spaces import DiscreteLayout, HybridActionSpace
 from tabletop.config import from_mapping, load_yaml
 from tabletop.env_aec import TabletopAECEnv
-from tabletop.env_core import GameAdapter
+from tabletop.env_core import GameAdapter, as_index
 from tabletop.env_options import AdapterOptions, register_game, wrap_aec
 from tabletop.env_parallel import TabletopParallelEnv
 from tabletop.env_single import SingleAgentView
@@ -203,7 +202,9 @@ class RyderzAdapter(GameAdapter):
         return self.codec.actions[index]
 
     def _is_launch(self, index: int) -> bool:
-        return self.layout is None and self.codec.actions[index].kind is ActionKind.LAUNCH
+        if self.layout is not None:  # the discrete mode's launch indices come last
+            return index >= self.layout.launch_base
+        return self.codec.actions[index].kind is ActionKind.LAUNCH
 
     def to_engine(self, state: State, seat: int, action: Any, legal: list[int]) -> Any:
         """The game action of an env action in the mode, or None when it is illegal."""
@@ -213,13 +214,13 @@ class RyderzAdapter(GameAdapter):
         if mode is ActionMode.HYBRID:
             if not isinstance(action, Mapping) or set(action) != {"discrete", "x"}:
                 return None
-            index = _as_index(action["discrete"])
+            index = as_index(action["discrete"])
             if index is None or index not in legal:
                 return None
             x = _as_position(action["x"])
         else:
             v = _as_vector(action, len(self.codec) + 1)
-            if v is None:
+            if v is None or np.abs(v).max() > 1.0:
                 return None
             scores = v[legal]
             index = legal[int(np.argmax(scores))]
@@ -265,18 +266,27 @@ class RyderzAdapter(GameAdapter):
         choices = ", ".join(f"{i} ({self.decode_action(state, seat, i)})" for i in legal)
         if self.action_mode is ActionMode.DISCRETE:
             return f"action {action!r} is not legal for player_{seat}; legal: {choices}"
+        who = f"action {action!r} for player_{seat}"
         if self.action_mode is ActionMode.BOX:
             n = len(self.codec) + 1
-            return (f"action {action!r} for player_{seat} must be {n} finite scores in "
+            return (f"{who}: {_box_problem(action, n)}; it must be {n} finite scores in "
                     f"[-1, 1] (one per discrete option, then the Launch Point position)")
-        index = _as_index(action.get("discrete")) if isinstance(action, Mapping) else None
-        if index in legal and self._is_launch(index):  # type: ignore[operator]
-            x = _as_position(action.get("x"))  # type: ignore[union-attr]
-            reason = state.illegal_reason(seat, Action.launch(
-                self.codec.actions[index].arg, x if x is not None else math.nan))
-            return f"action {action!r} for player_{seat}: {reason}"
-        return (f"action {action!r} is not legal for player_{seat}: give "
-                f"{{'discrete': index, 'x': [position in -1..1]}}; legal indices: {choices}")
+        if not isinstance(action, Mapping) or set(action) != {"discrete", "x"}:
+            got = f" (got keys {sorted(map(str, action))})" if isinstance(action, Mapping) else ""
+            return (f"{who} must be a dict with exactly the keys 'discrete' and 'x'{got}: "
+                    f"{{'discrete': index, 'x': [position in -1..1]}}")
+        index = as_index(action["discrete"])
+        if index is None:
+            return (f"{who}: 'discrete' must be an integer index (not a bool or a fraction), "
+                    f"got {action['discrete']!r}; legal indices: {choices}")
+        if index not in legal:
+            return f"{who}: index {index} is not legal now; legal indices: {choices}"
+        x = _as_position(action["x"])  # a launch (to_engine ignores x elsewhere)
+        if x is None:
+            return (f"{who}: 'x' must be one finite number in [-1, 1] (the Launch Point "
+                    f"position), got {action['x']!r}")
+        reason = state.illegal_reason(seat, Action.launch(self.codec.actions[index].arg, x))
+        return f"{who}: {reason}"
 
     # ------------------------------------------------------------------ rewards
     def shaping_enabled(self) -> bool:
@@ -310,7 +320,7 @@ class RyderzAdapter(GameAdapter):
         if self._painter is None:
             from ryderz_env.render import TablePainter
 
-            self._painter = TablePainter(self.game)
+            self._painter = TablePainter(self.game, panel=True)
         return self._painter.paint(state)
 
     def make_viewer(self) -> Any:
@@ -320,20 +330,6 @@ class RyderzAdapter(GameAdapter):
         return HumanViewer("Lazer Ryderz")
 
 
-def _as_index(value: Any) -> int | None:
-    """An integer action index, or None (bools and fractional numbers are not indices)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError):
-        return None
-    if arr.size != 1 or not np.issubdtype(arr.dtype, np.number):
-        return None
-    f = float(arr.reshape(()))
-    return int(f) if math.isfinite(f) and f == int(f) else None
-
-
 def _as_position(value: Any) -> float | None:
     """One finite number (a Launch Point position), or None."""
     v = _as_vector(value, 1)
@@ -341,14 +337,38 @@ def _as_position(value: Any) -> float | None:
 
 
 def _as_vector(value: Any, n: int) -> np.ndarray | None:
-    """``n`` finite numbers as float64, or None."""
+    """``n`` finite numbers (shape ``(n,)``; a bare number when ``n`` is 1) as float64, or
+    None (strings, bools and other shapes are not accepted)."""
+    if isinstance(value, str | bytes | Mapping):
+        return None
     try:
-        v = np.asarray(value, dtype=np.float64).reshape(-1)
+        arr = np.asarray(value)
     except (TypeError, ValueError):
         return None
-    if v.shape != (n,) or not np.isfinite(v).all():
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         return None
-    return v
+    if arr.shape != (n,) and not (n == 1 and arr.shape == ()):
+        return None
+    v = arr.astype(np.float64).reshape(-1)
+    return v if np.isfinite(v).all() else None
+
+
+def _box_problem(value: Any, n: int) -> str:
+    """What keeps ``value`` from being a box-mode action of ``n`` entries."""
+    try:
+        arr = None if isinstance(value, str | bytes | Mapping) else np.asarray(value)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or not (np.issubdtype(arr.dtype, np.integer)
+                           or np.issubdtype(arr.dtype, np.floating)):
+        return f"must be {n} numbers, not {type(value).__name__}"
+    if arr.shape != (n,):
+        return f"shape {arr.shape}, expected ({n},)"
+    v = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(v))
+    if len(bad):
+        return f"values not finite at {bad.tolist()}"
+    return f"values outside [-1, 1] at {np.flatnonzero(np.abs(v) > 1.0).tolist()}"
 
 
 def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
@@ -394,25 +414,41 @@ class _RyderzOptions(AdapterOptions):
     make_adapter = staticmethod(make_adapter)
 
 
-_DOC_TABLES = """
+_DOC_SYMBOLS = """
 
+    D = {D}, A = {A}, K = {K}, C = {C} and S = {S} for the default four-player game
+    (``docs/lazer_ryderz_env.md`` lists every slot and channel).
+"""
+
+_DOC_OBSERVATIONS = """
     **Observation** (``obs_mode="vector"``, the default): ``Dict``
 
     | key | space | content |
     |---|---|---|
     | ``observation`` | ``Box(-1, 1, (D,), float32)`` | decision, poses, Prizms, rays, pieces |
-    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal now (``legal_mask`` in box mode) |
+{masks}
 
     **Observation** (``obs_mode="image"``): ``Dict``
 
     | key | space | content |
     |---|---|---|
     | ``observation`` | ``Box(0, 255, (C, S, S), uint8)`` | raster around the head |
-    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | as in the vector mode |
+{masks}"""
 
-    D = {D}, A = {A}, K = {K}, C = {C} and S = {S} for the default four-player game
-    (``docs/lazer_ryderz_env.md`` lists every slot and channel).
+_DOC_MASKS = """\
+    | ``action_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal (``action_mode="hybrid"``) |
+    | ``legal_mask`` | ``Box(0, 1, (A,), int8)`` | 1 = legal (``action_mode="box"``) |
+    | ``action_mask`` | ``Box(0, 1, (K,), int8)`` | 1 = legal (``action_mode="discrete"``) |
+"""
 
+_DOC_SINGLE_OBSERVATIONS = """
+    **Observation** (``obs_mode="vector"``, the default): ``Box(-1, 1, (D,), float32)``, the
+    learner's ``observation`` of the multi-agent envs.
+
+    **Observation** (``obs_mode="image"``): ``Box(0, 255, (C, S, S), uint8)``.
+"""
+
+_DOC_ACTIONS = """
     **Action** (``action_mode="hybrid"``, the default): ``Dict``
 
     | key | space | meaning |
@@ -502,9 +538,12 @@ def doc_sizes() -> dict[str, int]:
 
 
 def _add_tables() -> None:
-    tables = _DOC_TABLES.format(**doc_sizes())
-    for cls in (raw_env, RyderzParallelEnv, RyderzSingleAgentEnv):
-        cls.__doc__ = (cls.__doc__ or "") + tables
+    symbols = _DOC_SYMBOLS.format(**doc_sizes())
+    for cls in (raw_env, RyderzParallelEnv):
+        cls.__doc__ = ((cls.__doc__ or "") + symbols
+                       + _DOC_OBSERVATIONS.format(masks=_DOC_MASKS) + _DOC_ACTIONS)
+    RyderzSingleAgentEnv.__doc__ = ((RyderzSingleAgentEnv.__doc__ or "") + symbols
+                                    + _DOC_SINGLE_OBSERVATIONS + _DOC_ACTIONS)
 
 
 def register_envs() -> None:

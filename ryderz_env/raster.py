@@ -16,8 +16,10 @@ box) and kept while the element lives; the Lazer part of the raster is kept betw
 only redrawn when an element leaves the table. Then each output pixel takes
 ``supersample`` x ``supersample`` samples of that raster along the rotated grid (nearest
 cell), and a channel's value is the fraction of samples inside, as 0..255 (255 = covered).
-Rotating and translating a whole position changes the image only by the rasterization
-(about ``world_res``).
+Turning or moving a whole position changes only pixels at shape edges, by a sample or two
+(a quarter turn about a round table's centre gives exactly the same image). Cost at the
+default size 64 with about 50 pieces on the table: about 0.11 ms a call (0.2 ms when the
+Lazer raster is redrawn), plus about 35 us the first time an element is seen.
 """
 
 from __future__ import annotations
@@ -120,14 +122,22 @@ class ImageEncoder:
         self._disc_r2 = r * r
         self._disc_cells = int(math.ceil(r / res)) + 1
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without its caches (a weak dictionary does not pickle)."""
+        state = self.__dict__.copy()
+        state["_feet"], state["_discs"] = None, {}
+        state["_lazer_raster"], state["_drawn"] = self._base.copy(), {}
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._feet = weakref.WeakKeyDictionary()
+
     # ------------------------------------------------------------------ frames
     def frame(self, state: State, seat: int) -> Pose:
         """The observer's frame: its head, else its seat's Launch Point frame."""
         head = state.players[seat].head
-        if head is not None:
-            return head
-        tb = self.game.table
-        return tb.launch_frame(tb.seat_position(seat, self.n))
+        return self.game.seat_frames[seat] if head is None else head
 
     # ------------------------------------------------------------------ the table raster
     def _lut(self, seat: int) -> np.ndarray:

@@ -57,6 +57,9 @@ class LaunchAim:
     the nearest to the seat. ``None`` when no position in reach faces the point.
     """
 
+    #: aims remembered per (seat, point); cleared when it grows past this many
+    cache_size = 4096
+
     def __init__(self, game: Game, k: int = 36, grid: int = 256) -> None:
         if k < 2:
             raise ValueError("the discrete mode needs at least 2 Launch Point positions")
@@ -64,51 +67,45 @@ class LaunchAim:
         self.k = k
         self.positions = tuple(-1.0 + 2.0 * i / (k - 1) for i in range(k))
         self._grid = np.linspace(-1.0, 1.0, grid)
-        #: (seat, px, py) -> aim: a Prizm keeps its place over many decisions, and every
-        #: legal-action query of a launch asks for every Prizm (a solve costs ~2 ms)
-        self._cache: dict[tuple[int, float, float], float | None] = {}
-        #: seat -> the Launch Point frames of the grid as arrays (x, y, cos h, sin h)
+        # per seat: the Launch Point frames at the grid positions (x, y, cos h, sin h)
         self._frames: dict[int, tuple[np.ndarray, ...]] = {}
+        self._cache: dict[tuple[int, float, float], float | None] = {}
 
-    def _offset(self, seat: int, x: float, px: float, py: float) -> tuple[float, float]:
-        """(lateral, forward) position of the point in the Launch Point frame at ``x``."""
+    def _frame(self, seat: int, x: float) -> tuple[float, float, float]:
         tb = self.game.table
         lo, hi = tb.reach(seat, self.game.num_players)
         fr = tb.launch_frame(lo + (x + 1.0) / 2.0 * (hi - lo))
-        c, s = math.cos(fr.h), math.sin(fr.h)
-        dx, dy = px - fr.x, py - fr.y
+        return fr.x, fr.y, fr.h
+
+    def _offset(self, seat: int, x: float, px: float, py: float) -> tuple[float, float]:
+        """(lateral, forward) position of the point in the Launch Point frame at ``x``."""
+        fx, fy, h = self._frame(seat, x)
+        c, s = math.cos(h), math.sin(h)
+        dx, dy = px - fx, py - fy
         return (-s * dx + c * dy, c * dx + s * dy)
 
-    def aim(self, seat: int, px: float, py: float) -> float | None:
-        """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None (cached
-        per seat and point)."""
-        key = (seat, px, py)
-        try:
-            return self._cache[key]
-        except KeyError:
-            pass
-        if len(self._cache) >= 4096:
-            self._cache.clear()
-        x = self._cache[key] = self._solve(seat, px, py)
-        return x
-
-    def _grid_frames(self, seat: int) -> tuple[np.ndarray, ...]:
+    def _grid_lateral(self, seat: int, px: float, py: float) -> np.ndarray:
+        """The lateral offsets of the point from the frames at every grid position."""
         frames = self._frames.get(seat)
         if frames is None:
-            tb = self.game.table
-            lo, hi = tb.reach(seat, self.game.num_players)
-            poses = [tb.launch_frame(lo + (x + 1.0) / 2.0 * (hi - lo)) for x in self._grid]
-            frames = self._frames[seat] = (
-                np.array([f.x for f in poses]), np.array([f.y for f in poses]),
-                np.array([math.cos(f.h) for f in poses]),
-                np.array([math.sin(f.h) for f in poses]))
-        return frames
+            f = np.array([self._frame(seat, float(x)) for x in self._grid])
+            frames = self._frames[seat] = (f[:, 0], f[:, 1], np.cos(f[:, 2]), np.sin(f[:, 2]))
+        fx, fy, c, s = frames
+        return -s * (px - fx) + c * (py - fy)
+
+    def aim(self, seat: int, px: float, py: float) -> float | None:
+        """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None
+        (remembered per seat and point: Prizms seldom move)."""
+        key = (seat, px, py)
+        if key in self._cache:
+            return self._cache[key]
+        if len(self._cache) >= self.cache_size:
+            self._cache.clear()
+        best = self._cache[key] = self._solve(seat, px, py)
+        return best
 
     def _solve(self, seat: int, px: float, py: float) -> float | None:
-        # the lateral offsets on the grid, as _offset computes them (same operations, so
-        # the same numbers), for every grid position at once
-        fx, fy, c, s = self._grid_frames(seat)
-        lat = -s * (px - fx) + c * (py - fy)
+        lat = self._grid_lateral(seat, px, py)
         best: float | None = None
         for i in np.flatnonzero(np.sign(lat[:-1]) != np.sign(lat[1:])):
             a, b = float(self._grid[i]), float(self._grid[i + 1])

@@ -578,87 +578,163 @@ def _table_rows(doc: str) -> list[list[str]]:
     return rows
 
 
+_SECTION = re.compile(r"^\s*\*\*(Observation|Action)\*\*")
+
+
+def select_sections(doc: str, observation: str | None = None,
+                    action: str | None = None) -> str:
+    """``doc`` keeping, of its ``**Observation**`` and ``**Action**`` sections (each from its
+    heading line to the next heading), only those whose heading contains ``observation`` /
+    ``action`` (e.g. ``'obs_mode="image"'``); None keeps every section of that kind. Text
+    before the first section is kept. A table row naming the same option with another value
+    (a row for ``action_mode="box"`` only, when ``action_mode="hybrid"`` is selected) is
+    dropped."""
+    others = []
+    for want in (observation, action):
+        m = re.fullmatch(r'(\w+)="([^"]*)"', want or "")
+        if m:
+            others.append((re.compile(rf'\b{m.group(1)}="([^"]*)"'), m.group(2)))
+    keep, out = True, []
+    for line in doc.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            want = observation if m.group(1) == "Observation" else action
+            keep = want is None or want in line
+        elif line.lstrip().startswith("|") and any(
+                v != value for rx, value in others for v in rx.findall(line)):
+            continue
+        if keep:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _split_doc(doc: str) -> tuple[str, str]:
+    """(text before the first ``**Action**`` heading, the rest)."""
+    m = re.search(r"^\s*\*\*Action\*\*", doc, flags=re.M)
+    return (doc, "") if m is None else (doc[:m.start()], doc[m.start():])
+
+
+def _check_declared_observation(name: str, doc: str, space: spaces.Space,
+                                symbols: Mapping[str, int]) -> list[str]:
+    errs: list[str] = []
+    pattern = r"\bObservation\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\))``"
+    decl = re.search(pattern, doc)
+    if decl is None:
+        return [f"{name}: no declared observation space (**Observation** ``...``)"]
+    kind = "Dict" if decl.group(1) == "Dict" else "Box"
+    if not isinstance(space, getattr(spaces, kind)):
+        errs.append(f"{name}: the docstring declares a {kind} observation, the real "
+                    f"space is {space}")
+    elif kind == "Box":
+        errs += _box_matches(_parse_box(decl.group(1), symbols), space, f"{name} observation")
+    others = [m.group(1) for m in re.finditer(pattern, doc)]
+    if len({o.split("(")[0] for o in others}) > 1:
+        errs.append(f"{name}: the docstring declares conflicting observation spaces {others}")
+    if isinstance(space, spaces.Dict):
+        errs += _check_key_rows(name, _table_rows(doc), space, symbols)
+    return errs
+
+
+def _check_key_rows(name: str, rows: list[list[str]], space: spaces.Dict,
+                    symbols: Mapping[str, int]) -> list[str]:
+    """Each row naming a key of a ``Dict`` space matches that key's Box or Discrete."""
+    errs, seen = [], set()
+    for row in rows:
+        key = _KEY_CELL.match(row[0])
+        if not key or len(row) < 2:
+            continue
+        box, disc = _BOX.search(row[1]), _DISCRETE.search(row[1])
+        if not box and not disc:
+            continue
+        k = key.group(1)
+        seen.add(k)
+        if k not in space.spaces:
+            errs.append(f"{name}: docstring row {k!r} is not a key of the space")
+            continue
+        if box:
+            errs += _box_matches(_parse_box(row[1], symbols), space.spaces[k], f"{name} {k!r}")
+        elif not isinstance(space.spaces[k], spaces.Discrete):
+            errs.append(f"{name} {k!r}: the docstring says Discrete, the space is "
+                        f"{space.spaces[k]}")
+        elif int(_number(disc.group(1), symbols)) != int(space.spaces[k].n):
+            errs.append(f"{name} {k!r}: Discrete({disc.group(1)}) in the docstring, "
+                        f"{space.spaces[k]} real")
+    missing = set(space.spaces) - seen
+    if missing:
+        errs.append(f"{name}: no docstring row for keys {sorted(missing)}")
+    return errs
+
+
+def _check_declared_action(name: str, doc: str, space: spaces.Space,
+                           symbols: Mapping[str, int]) -> list[str]:
+    errs: list[str] = []
+    decl = re.search(r"\bAction\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\)|"
+                     r"Discrete\([^`]*\))``", doc)
+    if decl is None:
+        return [f"{name}: no declared action space (**Action** ``...``)"]
+    kind = decl.group(1).split("(")[0]
+    if not isinstance(space, getattr(spaces, kind)):
+        return [f"{name}: the docstring declares a {kind} action, the real space is {space}"]
+    rows = _table_rows(doc)
+    size = None
+    if isinstance(space, spaces.Discrete):
+        m = _DISCRETE.search(decl.group(1))
+        assert m is not None
+        if int(_number(m.group(1), symbols)) != int(space.n):
+            errs.append(f"{name}: docstring Discrete({m.group(1)}) = "
+                        f"{int(_number(m.group(1), symbols))}, real {space.n}")
+        size = int(space.n)
+    elif isinstance(space, spaces.Box):
+        errs += _box_matches(_parse_box(decl.group(1), symbols), space, f"{name} action")
+        size = int(space.shape[0])
+    elif isinstance(space, spaces.Dict):
+        errs += _check_key_rows(f"{name} action", rows, space, symbols)
+    if size is not None:
+        covered: list[int] = []
+        for row in rows:
+            r = re.fullmatch(r"(\w+)(?:\s*\.\.\s*([\w+-]+))?", row[0].strip("` "))
+            if r and (r.group(1).isdigit() or r.group(1) in symbols):
+                lo = int(_number(r.group(1), symbols))
+                hi = int(_number(r.group(2), symbols)) if r.group(2) else lo
+                covered += range(lo, hi + 1)
+        if covered and sorted(covered) != list(range(size)):
+            errs.append(f"{name}: the action table's index rows cover {len(covered)} "
+                        f"indices (0..{max(covered)}), not each of 0..{size - 1} once")
+    return errs
+
+
 def check_docstring_tables(env_cls: type, obs_size: int, num_actions: int,
                            observation_space: spaces.Space | None = None,
-                           action_space: spaces.Space | None = None) -> None:
+                           action_space: spaces.Space | None = None,
+                           doc: str | None = None,
+                           symbols: Mapping[str, int] | None = None) -> None:
     """The class docstring's tables match the real spaces.
 
     Reads ``D = <n>`` and ``A = <n>`` (the observation length and the number of actions
     of the documented default game) and compares them with ``obs_size`` and
-    ``num_actions``; with the real spaces given, also compares the declared observation
-    (``**Observation**`` followed by ``Dict`` or a ``Box(...)``), each table row naming a
-    ``Dict`` key with a ``Box(...)``, and the declared ``Discrete(...)`` action; the action
-    table's index column (``0``, ``1..A-1``) must cover every action exactly once.
+    ``num_actions`` (and each other name of ``symbols`` with its value); with the real
+    spaces given, also compares the declared observation (``**Observation**`` followed by
+    ``Dict`` or a ``Box(...)``, each table row naming a ``Dict`` key with its space) and the
+    declared action (``**Action**`` followed by ``Discrete(...)``, ``Box(...)`` or ``Dict``
+    with key rows); a ``Discrete`` or ``Box`` action's index column (``0``, ``1..A-1``)
+    must cover every index exactly once. ``doc`` replaces the class docstring (say, one
+    mode's sections picked by :func:`select_sections`).
     """
-    doc = inspect.getdoc(env_cls) or ""
+    doc = doc if doc is not None else inspect.getdoc(env_cls) or ""
     name = env_cls.__name__
     errs: list[str] = []
-    d = re.search(r"\bD\s*=\s*(\d+)", doc)
-    a = re.search(r"\bA\s*=\s*(\d+)", doc)
-    if d is None or a is None:
-        raise AssertionError(f"{name}: the docstring does not state 'D = <n>' and 'A = <n>'")
-    if int(d.group(1)) != obs_size:
-        errs.append(f"{name}: docstring D = {d.group(1)}, real observation size {obs_size}")
-    if int(a.group(1)) != num_actions:
-        errs.append(f"{name}: docstring A = {a.group(1)}, real number of actions "
-                    f"{num_actions}")
-    symbols = {"D": obs_size, "A": num_actions}
-    rows = _table_rows(doc)
-
+    stated = {"D": obs_size, "A": num_actions, **(symbols or {})}
+    for sym, value in stated.items():
+        m = re.search(rf"\b{sym}\s*=\s*(\d+)", doc)
+        if m is None:
+            raise AssertionError(f"{name}: the docstring does not state '{sym} = <n>'")
+        if int(m.group(1)) != value:
+            errs.append(f"{name}: docstring {sym} = {m.group(1)}, real {value}")
+    obs_doc, act_doc = _split_doc(doc)
     if observation_space is not None:
-        decl = re.search(r"\bObservation\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\))``",
-                         doc)
-        if decl is None:
-            errs.append(f"{name}: no declared observation space (**Observation** ``...``)")
-        else:
-            kind = "Dict" if decl.group(1) == "Dict" else "Box"
-            real = type(observation_space).__name__
-            if kind != real:
-                errs.append(f"{name}: the docstring declares a {kind} observation, the real "
-                            f"space is {observation_space}")
-            elif kind == "Box":
-                errs += _box_matches(_parse_box(decl.group(1), symbols), observation_space,
-                                     f"{name} observation")
-        others = [m.group(1) for m in re.finditer(
-            r"\bObservation\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\))``", doc)]
-        if len({o.split("(")[0] for o in others}) > 1:
-            errs.append(f"{name}: the docstring declares conflicting observation spaces "
-                        f"{others}")
-        if isinstance(observation_space, spaces.Dict):
-            seen = set()
-            for row in rows:
-                key = _KEY_CELL.match(row[0])
-                if key and len(row) > 1 and _BOX.search(row[1]):
-                    k = key.group(1)
-                    seen.add(k)
-                    if k not in observation_space.spaces:
-                        errs.append(f"{name}: docstring row {k!r} is not a key of the space")
-                        continue
-                    errs += _box_matches(_parse_box(row[1], symbols),
-                                         observation_space.spaces[k], f"{name} {k!r}")
-            missing = set(observation_space.spaces) - seen
-            if missing:
-                errs.append(f"{name}: no docstring row for keys {sorted(missing)}")
-
+        errs += _check_declared_observation(name, obs_doc, observation_space, stated)
     if action_space is not None:
-        m = _DISCRETE.search(doc)
-        if not isinstance(action_space, spaces.Discrete):
-            errs.append(f"{name}: the check reads Discrete actions only, got {action_space}")
-        elif m is None:
-            errs.append(f"{name}: no ``Discrete(...)`` action in the docstring")
-        elif int(_number(m.group(1), symbols)) != int(action_space.n):
-            errs.append(f"{name}: docstring Discrete({m.group(1)}) = "
-                        f"{int(_number(m.group(1), symbols))}, real {action_space.n}")
-        covered: list[int] = []
-        for row in rows:
-            r = re.fullmatch(r"(\d+)(?:\s*\.\.\s*([\w+-]+))?", row[0].strip("` "))
-            if r:
-                lo = int(r.group(1))
-                hi = int(_number(r.group(2), symbols)) if r.group(2) else lo
-                covered += range(lo, hi + 1)
-        if covered and sorted(covered) != list(range(num_actions)):
-            errs.append(f"{name}: the action table's index rows cover {len(covered)} "
-                        f"indices (0..{max(covered)}), not each of 0..{num_actions - 1} once")
+        errs += _check_declared_action(name, act_doc or doc, action_space, stated)
     if errs:
         raise AssertionError("\n".join(errs))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import math
 import pickle
 from collections.abc import Mapping
 from typing import Any
@@ -22,6 +23,25 @@ from gymnasium import spaces
 from tabletop.errors import IllegalActionError
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord, json_value
+
+
+def as_index(value: Any) -> int | None:
+    """An integer action index, or None: one number (an int, a numpy integer, a whole
+    float, a one-element array) whose value is a whole number; bools, fractions and strings
+    are not indices."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, int | np.integer):
+        return int(value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if arr.size != 1 or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        return None
+    f = float(arr.reshape(()))
+    return int(f) if math.isfinite(f) and f == int(f) else None
 
 
 class OnIllegal(enum.Enum):
@@ -92,11 +112,9 @@ class GameAdapter(abc.ABC):
     def to_engine(self, state: State, seat: int, action: Any, legal: list[int]) -> Any:
         """The game's action for the env action ``action`` of ``seat``, or None when it is
         not legal (``legal``: :meth:`legal_ints`, non-empty). Envs with richer actions than
-        one int (a continuous part, a score vector) override this."""
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
-            return None
+        one int (a continuous part, a score vector) override this. An index is any one
+        integral number (:func:`as_index`): not a bool, a fraction or a string."""
+        index = as_index(action)
         return self.decode_action(state, seat, index) if index in legal else None
 
     def random_action(self, state: State, seat: int, legal: list[int],

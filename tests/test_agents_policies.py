@@ -38,3 +38,35 @@ def test_random_policy_needs_no_observation() -> None:
     rng = np.random.default_rng(0)
     picks = {random_policy(None, mask, 0, rng) for _ in range(50)}
     assert picks == {3, 7}
+
+
+class _ScoresFirstLegalHighest:
+    """A stand-in SB3 model over Lazer Ryderz's box mode (no masks): scores that put the
+    highest value on the last option, whatever is legal."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.calls = size, 0
+
+    def predict(self, obs, deterministic=True):  # noqa: ANN001, ANN201
+        self.calls += 1
+        scores = np.linspace(-1.0, 1.0, self.size, dtype=np.float32)
+        return scores, None
+
+
+def test_frozen_unmasked_policy_plays_a_box_mode_ryderz_opponent() -> None:
+    import ryderz_env
+
+    env = ryderz_env.single_agent_env(num_players=2, action_mode="box", max_rounds=3,
+                                      opponents=frozen_policy(_ScoresFirstLegalHighest(42),
+                                                              masked=False))
+    env.reset(seed=1)
+    opponent = env._policies[1 - env.learner]  # noqa: SLF001
+    done, steps = False, 0
+    while not done:
+        _, _, term, trunc, _ = env.step(env.action_space.sample())
+        done, steps = term or trunc, steps + 1
+    assert opponent.__closure__ is not None  # the frozen policy itself, not the default
+    events = [e["actions"] for e in env.record.events if "actions" in e]
+    opp = str(1 - env.learner)
+    launches = [a[opp] for a in events if opp in a and isinstance(a[opp], list)]
+    assert launches and all(x == 1.0 for _, x in launches)  # x: the last score, 1.0

@@ -14,8 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = ("gymnasium", "gym", "pettingzoo", "torch", "pygame", "matplotlib")
 # modules of tabletop/ that are env layers by design (AEC/parallel adapters, the conformance
-# kit, rendering helpers): they may use gymnasium/pettingzoo and are not checked here
-ENV_MODULE_PREFIXES = ("env", "aec", "parallel", "adapter", "conformance", "render", "wrappers")
+# kit, rendering helpers: the bitmap font and GIF writer, the pygame window): they may use
+# gymnasium/pettingzoo/pygame and are not checked here
+ENV_MODULE_PREFIXES = ("env", "aec", "parallel", "adapter", "conformance", "render", "wrappers",
+                       "draw", "viewer")
 ENGINE_DIRS = (ROOT / "lunatix_env" / "rules", ROOT / "tabletop", ROOT / "ryderz_env" / "rules")
 
 

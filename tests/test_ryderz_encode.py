@@ -1,5 +1,5 @@
 """The Lazer Ryderz vector encoder (``ryderz_env/encode.py``): sizes, ranges, the observer's
-frame, and ray distances against hand-computed geometry."""
+frame, ray distances against hand-computed geometry and against shapely, and its caches."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import math
 
 import numpy as np
 import pytest
+import shapely
 from ryderz_builders import EAST, game, piece, position, st
 
-from ryderz_env.encode import VectorEncoder, ray_distances
-from ryderz_env.rules import Action, Pose, Prizm
+from ryderz_env.encode import RAY_SAGITTA, VectorEncoder, ray_distances
+from ryderz_env.rules import Action, Game, Pose, Prizm
+from ryderz_env.rules.geometry import arc_segments, to_world
+from tabletop.protocol import play_chance
 
 
 def launched(num_players: int = 2):
@@ -81,3 +84,105 @@ def test_prizms_are_given_in_the_observers_frame() -> None:
     assert present == 1.0
     assert x == pytest.approx(3.0 / (2 * enc.scale))  # straight ahead of a north-facing head
     assert y == pytest.approx(0.0, abs=1e-7)
+
+
+def _random_step(s, rng: np.random.Generator) -> None:
+    if s.is_chance_node():
+        play_chance(s, rng)
+    else:
+        s.apply_actions({p: (acts := s.legal_actions(p))[int(rng.integers(len(acts)))]
+                         for p in s.current_players()})
+
+
+@pytest.mark.parametrize("table", ["standard", "hexagon"])
+def test_cached_encodings_equal_a_fresh_encoders_through_branches_and_crashes(table: str) -> None:
+    # one encoder follows a seeded game that branches (a clone plays on, the parent goes back
+    # to where it was), so its caches see Lazers grow, shrink and come back; every encoding
+    # must equal that of an encoder seeing the state first
+    g = Game(num_players=3, table=table, powers=True)
+    enc = VectorEncoder(g)
+    rng = np.random.default_rng(7)
+    s = g.new_initial_state(7)
+    crashes = branches = 0
+    for step in range(400):
+        if s.is_terminal():
+            break
+        before = [len(p.lazer) for p in s.players]
+        if step % 5 == 0:
+            branch = s.clone()
+            for _ in range(3):
+                if not branch.is_terminal():
+                    _random_step(branch, rng)
+            for seat in range(g.num_players):
+                fresh = VectorEncoder(g).encode(branch, seat)
+                assert np.array_equal(enc.encode(branch, seat), fresh)
+            branches += 1
+        _random_step(s, rng)
+        crashes += any(len(p.lazer) < n - 1 for p, n in zip(s.players, before, strict=True))
+        for seat in range(g.num_players):
+            assert np.array_equal(enc.encode(s, seat), VectorEncoder(g).encode(s, seat))
+            assert np.array_equal(enc.rays(s, seat), VectorEncoder(g).rays(s, seat))
+    assert crashes and branches  # the caches did see pieces leave the table
+
+
+def _shapely_rays(enc: VectorEncoder, s, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ray distances from the capsules and the table outline by shapely (arcs as fine
+    polygons), for comparison, and per ray whether turning it by 1e-7 either way changes what
+    it sees (a ray grazing a capsule: pieces fit a lattice of sorts, so some do)."""
+    g = enc.game
+    fr = enc.frame(s, seat)
+    me = s.players[seat]
+    ox, oy = fr.ahead(g.pieces.tip if me.head is not None else 0.0)
+    shapes = []
+    for p in s.players:
+        for el in p.lazer:
+            if p is me and el is me.lazer[-1] and me.head == el.exit:
+                continue
+            if el.is_launch:
+                r = enc.lp_depth / 2.0
+                half = max(0.0, enc.lp_width / 2.0 - r)
+                pts = to_world(np.array([[r, -half], [r, half]]), el.pose)
+            else:
+                r = enc.half_width
+                shape = g.shapes[(el.kind, el.gear, el.side)]
+                pts = to_world(shape.centreline(1 if shape.side == 0 else arc_segments(
+                    shape.angle, shape.radius, RAY_SAGITTA)), el.pose)
+            shapes.append(shapely.LineString(pts).buffer(r, quad_segs=256))
+    targets = [shapely.union_all(shapes)] if shapes else []
+    tb = g.table
+    targets.append((shapely.Point(0.0, 0.0).buffer(tb.radius, quad_segs=1024) if tb.is_circle
+                    else tb.polygon).exterior)
+
+    def cast(a: float) -> float:
+        ray = shapely.LineString([(ox, oy), (ox + 200 * math.cos(a), oy + 200 * math.sin(a))])
+        hits = [ray.intersection(t) for t in targets if ray.intersects(t)]
+        return min([enc.ray_range] + [shapely.Point(ox, oy).distance(h) for h in hits])
+
+    dist, grazing = [], []
+    for a in fr.h + enc.ray_angles:
+        dist.append(cast(a) / enc.ray_range)
+        grazing.append(abs(cast(a - 1e-7) - cast(a + 1e-7)) > 1e-5)
+    return np.array(dist), np.array(grazing)
+
+
+@pytest.mark.parametrize("table", ["standard", "rectangle"])
+def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
+    g = Game(num_players=4, table=table)
+    enc = VectorEncoder(g)
+    rng = np.random.default_rng(3)
+    s = g.new_initial_state(3)
+    checked = 0
+    for step in range(150):
+        if s.is_terminal():
+            break
+        if step % 6 == 0 and not s.is_chance_node():
+            for seat in range(g.num_players):
+                if s.players[seat].head is None and not g.table.is_circle:
+                    continue  # the ray origin lies on a straight edge: what it sees is rounding
+                want, grazing = _shapely_rays(enc, s, seat)
+                # the arcs of the round ends and of a round table are polygons to shapely
+                got = enc.rays(s, seat)
+                assert np.allclose(got[~grazing], want[~grazing], atol=2e-5)
+                checked += int((~grazing).sum())
+        _random_step(s, rng)
+    assert checked >= 500

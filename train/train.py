@@ -105,7 +105,7 @@ class TrainConfig:
     env_processes: int = 1      # processes stepping the envs, this one included (GroupedVecEnv)
     eval_processes: int = 1     # processes playing the evaluation games (1: in this process)
     gif: bool = False           # game.gif: one evaluation game (the first won, else the first)
-    gif_size: int = 320         # pixels per side
+    gif_size: int = 320         # pixels high (the width in proportion)
     gif_frames: int = 90        # at most this many frames (every k-th state of the game)
     gif_fps: float = 6.0
 
@@ -396,8 +396,8 @@ def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
                hold_last: float = 2.0) -> int:
     """Replay ``record`` on ``game`` (:func:`tabletop.records.iter_replay`), draw every k-th
     state (k chosen for at most ``max_frames`` frames, the last state always) with
-    ``adapter.render_rgb``, and write an animated GIF of ``size`` pixels per side with
-    Pillow; the last frame shows for ``hold_last`` seconds. Returns the number of frames.
+    ``adapter.render_rgb``, and write an animated GIF ``size`` pixels high with Pillow; the
+    last frame shows for ``hold_last`` seconds. Returns the number of frames drawn.
 
     (A stand-in for the shared ``frames_to_gif`` / ``record_to_gif`` helpers.)
     """
@@ -410,8 +410,9 @@ def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
     for i, state in enumerate(iter_replay(game, record)):
         if i in keep:
             img = Image.fromarray(np.asarray(adapter.render_rgb(state), dtype=np.uint8))
-            if img.size != (size, size):
-                img = img.resize((size, size), Image.Resampling.BILINEAR)
+            if img.height != size:  # the height to size, the width in proportion
+                width = max(1, round(img.width * size / img.height))
+                img = img.resize((width, size), Image.Resampling.BILINEAR)
             frames.append(img.quantize(colors=64, method=Image.Quantize.MEDIANCUT))
     step_ms = int(round(1000 / fps))
     durations = [step_ms] * (len(frames) - 1) + [int(hold_last * 1000)]

@@ -89,6 +89,10 @@ class Game(GameBase):
         self.launch_exit = launch_exit(lp.depth, self.pieces.tip)
         self.disc_local = disc_coords(rules.prizm_radius, self.pieces.arc_max_sagitta)
         n = rules.num_players
+        #: each seat's Launch Point frame straight in front of it (the observers' frame
+        #: before a launch or after a crash)
+        self.seat_frames = tuple(self.table.launch_frame(self.table.seat_position(s, n))
+                                 for s in range(n))
         self.start_prizms = self._start_prizms()
         self.gear_deals = gear_deals(self.top_gear, n)
         if not self.gear_deals:
@@ -150,8 +154,10 @@ class Game(GameBase):
         """Decode :meth:`action_to_json` output (``IllegalActionError`` if malformed)."""
         if isinstance(value, list) and len(value) == 2:
             x = value[1]
-            if isinstance(x, bool) or not isinstance(x, int | float):
-                raise IllegalActionError(f"a launch's position must be a number, got {x!r}")
+            if isinstance(x, bool) or not isinstance(x, int | float) or not (
+                    math.isfinite(x) and -1.0 <= x <= 1.0):
+                raise IllegalActionError(
+                    f"a launch's position must be a number in [-1, 1], got {x!r}")
             a = self.int_to_action(value[0], float(x))
             if a.kind is not ActionKind.LAUNCH:
                 raise IllegalActionError(f"[{value[0]}, x]: only a launch has a position")

@@ -132,6 +132,7 @@ class State(MachineQueries):
     def _reset_caches(self) -> None:
         self._legal: dict[int, list[Action]] = {}
         self._index: tuple[list[Element], np.ndarray] | None = None
+        self._boxes: tuple[tuple[list[Element], np.ndarray], np.ndarray] | None = None
 
     def clone(self) -> State:
         """An independent copy (pieces are immutable and shared)."""
@@ -720,14 +721,16 @@ class State(MachineQueries):
         els, polys = self._table_index()
         if not els:
             return owners
-        b = np.array([e.bbox for e in els])
-        c = np.array([(self.prizms[j].x, self.prizms[j].y) for j in js])
-        near = ((b[None, :, 0] <= c[:, None, 0] + reach) & (b[None, :, 2] >= c[:, None, 0] - reach)
-                & (b[None, :, 1] <= c[:, None, 1] + reach)
-                & (b[None, :, 3] >= c[:, None, 1] - reach))
-        pk, ei = np.nonzero(near)
+        pz = [self.prizms[j] for j in js]
+        # x0 <= x + reach, y0 <= y + reach, x1 >= x - reach, y1 >= y - reach, the last two
+        # negated (exactly) so that one comparison tests all four
+        c = np.array([(q.x + reach, q.y + reach, reach - q.x, reach - q.y) for q in pz])
+        # (the four booleans of a pair read as one 4-byte word: all true is 0x01010101)
+        pk, ei = np.nonzero((self._box_array()[None] <= c[:, None]).view(np.uint32)[..., 0]
+                            == 0x01010101)
         if len(pk):
-            d = shapely.distance(shapely.points(c[pk]), polys[ei])
+            pts = shapely.points([(pz[k].x, pz[k].y) for k in pk.tolist()])
+            d = shapely.distance(pts, polys[ei])
             for k, i, di in zip(pk.tolist(), ei.tolist(), d.tolist(), strict=True):
                 if di < reach:
                     owners[k].add(els[i].owner)
@@ -739,6 +742,8 @@ class State(MachineQueries):
     def locks(self) -> list[bool]:
         """:meth:`locked` for every Prizm at once."""
         colours = self._colours_near(list(range(len(self.prizms))))
+        if not any(colours):  # no Lazer touches a Prizm (no colour: not locked)
+            return [False] * len(colours)
         return [self._locked_by(q, o) for q, o in zip(self.prizms, colours, strict=True)]
 
     # ------------------------------------------------------------------ the table index
@@ -749,6 +754,18 @@ class State(MachineQueries):
             self._index = (els, np.fromiter((e.poly for e in els), dtype=object,
                                             count=len(els)))
         return self._index
+
+    def _box_array(self) -> np.ndarray:
+        """The table index's bounding boxes as rows (x0, y0, -x1, -y1), built when first
+        asked for (the Prizm locks) and kept with the index."""
+        index = self._table_index()
+        if self._boxes is None or self._boxes[0] is not index:
+            els = index[0]
+            boxes = np.fromiter(itertools.chain.from_iterable(e.bbox for e in els), float,
+                                4 * len(els)).reshape(-1, 4)
+            boxes[:, 2:] *= -1.0
+            self._boxes = (index, boxes)
+        return self._boxes[1]
 
     def _elements_near(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
         """Indices (into the table index) of the elements whose box meets the given box (a

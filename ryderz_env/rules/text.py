@@ -9,8 +9,8 @@ if TYPE_CHECKING:
 
 
 def describe(s: State) -> str:
-    """Round, turn order, each Ryder's gear, score, power and head, every Prizm, what is
-    pending."""
+    """Round, turn order, each Ryder (colour, character, gear, score, pieces, head pose or off
+    the table, supply per gear, power), every Prizm, what is pending."""
     g = s.game
     r = g.rules
     lines = [f"Lazer Ryderz on the {g.table.name} table, round {s.round}/{r.round_limit}, "
@@ -18,12 +18,15 @@ def describe(s: State) -> str:
     for p in s.players:
         pieces = sum(1 for e in p.lazer if not e.is_launch)
         launch = "launch point + " if p.lazer and p.lazer[0].is_launch else ""
-        head = "no Lazer" if p.head is None else f"head {p.head}"
+        head = "off the table" if p.head is None else f"head {p.head}"
+        supply = " ".join("/".join(str(k) for k in gear) for gear in p.supply)
         power = ""
         if r.powers:
-            power = f", {r.characters[p.seat].value} {'ready' if p.power_ready else 'resting'}"
-        lines.append(f"  seat {p.seat} ({r.colours[p.seat]}): gear {p.gear}, "
-                     f"{s.score(p.seat)} Prizm(s), {launch}{pieces} piece(s), {head}{power}")
+            power = f", power {'ready' if p.power_ready else 'resting'}"
+        lines.append(f"  seat {p.seat} ({r.colours[p.seat]}, {r.characters[p.seat].value}): "
+                     f"gear {p.gear}, {s.score(p.seat)} Prizm(s), {head}{power}")
+        lines.append(f"    Lazer {launch}{pieces} piece(s); supply straight/soft/hard by gear: "
+                     f"{supply}")
     for j, q in enumerate(s.prizms):
         owner = "neutral" if q.owner < 0 else r.colours[q.owner]
         lock = ", locked" if s.locked(j) else ""

@@ -1,0 +1,163 @@
+"""Throughput of the Lazer Ryderz envs, side by side with PettingZoo's classic envs.
+
+Measurements, each for ``--seconds`` of wall-clock time, in one process run. Every player
+picks a uniformly random legal action of its action mode (``adapter.random_env_action`` on
+the observation's mask: in the default ``hybrid`` mode a random legal discrete part and a
+Launch Point position drawn uniformly in [-1, 1]).
+
+1. **ryderz vector**: ``ryderz_env.env()`` (the standard four-player game, ``obs_mode=
+   "vector"``, PettingZoo's call-order wrapper on) played the standard AEC way:
+   ``env.agent_iter()``, ``env.last()``, ``env.step``. A *step* is one ``env.step`` with an
+   action; the ``None`` steps of finished agents are timed but not counted.
+2. **ryderz image**: the same with ``obs_mode="image"``.
+3. **ryderz discrete**: the same with ``action_mode="discrete"`` (vector observations; the
+   mode ``make train GAME=ryderz`` uses).
+4. **connect_four_v3** and **chess_v6** (skipped, with a note, when the ``chess`` package is
+   not installed): the same loop over ``observation["action_mask"]``.
+5. **split**: one more vector-mode run with timers around the vector encoder and its ray
+   pass, reported as microseconds per step: rays, the rest of the encoder, everything else
+   (engine, env, wrapper, loop). The timers cost a little; the split is for proportions.
+
+All envs are reset with seeds ``--seed``, ``--seed + 1``, ... and the random choices come from
+``numpy.random.default_rng(--seed)``. Targets (from the issue): vector-mode steps/s at least
+0.3x connect_four_v3's and 3x chess_v6's, ratios measured on the same machine in the same run.
+
+Usage: ``python bench/bench_ryderz_env.py [--seconds 10] [--seed 0] [--json out.json]``
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+
+from common import (  # noqa: E402
+    Result,
+    bench_aec,
+    chess_env_factory,
+    connect_four_env,
+    header,
+    parser,
+    verdict,
+    write_results,
+)
+
+import ryderz_env  # noqa: E402
+
+C4_TARGET = 0.3  # vector-mode steps/s over connect_four_v3's, at least
+CHESS_TARGET = 3.0  # vector-mode steps/s over chess_v6's, at least
+
+
+def ryderz(**options: Any) -> tuple[Callable[[], Any], Callable[[Any, np.random.Generator], Any]]:
+    """An env factory and its random-action picker for ``bench_aec``."""
+    probe = ryderz_env.env(**options)
+    adapter = probe.unwrapped.adapter
+    key = adapter.mask_key
+
+    def pick(observation: Any, rng: np.random.Generator) -> Any:
+        return adapter.random_env_action(observation[key], rng)
+
+    return (lambda: probe), pick
+
+
+class _Timer:
+    """Accumulates the time spent in one callable it wraps."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.seconds, self.calls = fn, 0.0, 0
+
+    def __call__(self, *args: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return self.fn(*args)
+        finally:
+            self.seconds += time.perf_counter() - t
+            self.calls += 1
+
+
+def split(seconds: float, seed: int) -> dict[str, float]:
+    """Microseconds per vector-mode step: rays, the rest of the encoder, everything else."""
+    make, pick = ryderz()
+    env = make()
+    vector = env.unwrapped.adapter.vector
+    encode, rays = _Timer(vector.encode), _Timer(vector.rays)
+    vector.encode, vector.rays = encode, rays  # instance attributes shadow the methods
+    try:
+        res = bench_aec(make, seconds, seed, pick)
+    finally:
+        del vector.encode, vector.rays
+    per = 1e6 / max(res.steps, 1)
+    return {"steps": res.steps, "encodes_per_step": encode.calls / max(res.steps, 1),
+            "us_per_step": res.seconds * per, "rays_us": rays.seconds * per,
+            "encoder_other_us": (encode.seconds - rays.seconds) * per,
+            "rest_us": (res.seconds - encode.seconds) * per}
+
+
+def show(name: str, res: Result) -> None:
+    """Print one measurement on one line."""
+    print(f"{name:17}: {res.steps_per_s:10,.0f} steps/s {res.games_per_s:8,.2f} games/s  "
+          f"({res.steps:,} steps, {res.games} games)")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the measurements, print them, optionally write JSON; returns the results."""
+    ap = parser(__doc__, "wall time per measurement")
+    args = ap.parse_args(argv)
+    header(args, "measurement")
+    results: dict[str, Any] = {"python": platform.python_version(),
+                               "machine": platform.machine(), "seconds": args.seconds,
+                               "seed": args.seed}
+    runs = {"ryderz_vector": {}, "ryderz_image": {"obs_mode": "image"},
+            "ryderz_discrete": {"action_mode": "discrete"}}
+    for name, options in runs.items():
+        make, pick = ryderz(**options)
+        res = bench_aec(make, args.seconds, args.seed, pick)
+        show(name.replace("_", " "), res)
+        results[name] = asdict(res)
+    c4 = bench_aec(connect_four_env, args.seconds, args.seed)
+    show("connect_four_v3", c4)
+    results["connect_four_v3"] = asdict(c4)
+    chess_env = chess_env_factory()
+    ch = None
+    if chess_env is None:
+        print("chess_v6         : skipped: the 'chess' package is not installed "
+              "(pip install chess)")
+    else:
+        ch = bench_aec(chess_env, args.seconds, args.seed)
+        show("chess_v6", ch)
+    results["chess_v6"] = None if ch is None else asdict(ch)
+    sp = split(args.seconds, args.seed)
+    print(f"vector step split: {sp['us_per_step']:.0f} us = rays {sp['rays_us']:.0f} + rest of "
+          f"the encoder {sp['encoder_other_us']:.0f} + engine/env/loop {sp['rest_us']:.0f} "
+          f"({sp['encodes_per_step']:.2f} encodings a step; timers on)")
+    results["split"] = sp
+
+    vec = results["ryderz_vector"]["steps_per_s"]
+    ratios = {"vector_over_connect_four": vec / c4.steps_per_s,
+              "image_over_connect_four": results["ryderz_image"]["steps_per_s"] / c4.steps_per_s,
+              "vector_over_chess": None if ch is None else vec / ch.steps_per_s}
+    ok_c4 = ratios["vector_over_connect_four"] >= C4_TARGET
+    print(f"vector/connect_four: {ratios['vector_over_connect_four']:.2f}x  (target >= "
+          f"{C4_TARGET:g}x: {verdict(ok_c4)})")
+    ok_chess = None
+    if ch is not None:
+        ok_chess = ratios["vector_over_chess"] >= CHESS_TARGET
+        print(f"vector/chess:        {ratios['vector_over_chess']:.2f}x  (target >= "
+              f"{CHESS_TARGET:g}x: {verdict(ok_chess)})")
+    print(f"image/connect_four:  {ratios['image_over_connect_four']:.2f}x  (no target)")
+    results.update({"ratios": ratios, "targets": {
+        "vector_over_connect_four_min": C4_TARGET, "vector_over_chess_min": CHESS_TARGET,
+        "connect_four_ok": ok_c4, "chess_ok": ok_chess}})
+    return write_results(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
