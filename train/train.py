@@ -34,6 +34,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.torch_layers import SharedTrunk
 from tabletop.config import load_config
+from tabletop.draw import frames_to_gif
 from tabletop.records import GameRecord, iter_replay
 from train.vec_env import GroupedVecEnv
 
@@ -396,10 +397,9 @@ def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
                hold_last: float = 2.0) -> int:
     """Replay ``record`` on ``game`` (:func:`tabletop.records.iter_replay`), draw every k-th
     state (k chosen for at most ``max_frames`` frames, the last state always) with
-    ``adapter.render_rgb``, and write an animated GIF ``size`` pixels high with Pillow; the
-    last frame shows for ``hold_last`` seconds. Returns the number of frames drawn.
-
-    (A stand-in for the shared ``frames_to_gif`` / ``record_to_gif`` helpers.)
+    ``adapter.render_rgb``, scaled to ``size`` pixels high, and write an animated GIF with
+    :func:`tabletop.draw.frames_to_gif`; the last frame shows for about ``hold_last``
+    seconds. Returns the number of frames drawn.
     """
     from PIL import Image
 
@@ -413,12 +413,12 @@ def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
             if img.height != size:  # the height to size, the width in proportion
                 width = max(1, round(img.width * size / img.height))
                 img = img.resize((width, size), Image.Resampling.BILINEAR)
-            frames.append(img.quantize(colors=64, method=Image.Quantize.MEDIANCUT))
-    step_ms = int(round(1000 / fps))
-    durations = [step_ms] * (len(frames) - 1) + [int(hold_last * 1000)]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations,
-                   loop=0, optimize=True)
-    return len(frames)
+            frames.append(np.asarray(img))
+    drawn = len(frames)
+    # identical frames merge into one longer frame: the last one is held
+    frames += [frames[-1]] * max(0, round(hold_last * fps) - 1)
+    frames_to_gif(frames, path, fps)
+    return drawn
 
 
 def eval_game_gif(model: MaskablePPO, cfg: TrainConfig, won: list[int],
