@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.env_core import random_masked_index
 from tabletop.protocol import play_chance
 
 
@@ -137,10 +138,8 @@ def make_result(seconds: float, steps: int, games: int, actions: int | None = No
     )
 
 
-def random_masked(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniformly random index among the non-zero entries of ``mask``."""
-    legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
+#: a uniformly random index among the non-zero entries of a mask (the envs' own draw)
+random_masked = random_masked_index
 
 
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int,

@@ -49,6 +49,7 @@ from pettingzoo.test import (
     seed_test,
 )
 
+from tabletop.env_core import random_masked_index
 from tabletop.records import GameRecord, replay
 
 EnvFn = Callable[..., Any]
@@ -59,10 +60,9 @@ Perturb = Callable[[Any, int, np.random.Generator], Any]
 # ---------------------------------------------------------------------- helpers
 def masked_random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
     """A uniformly random action among the ones ``mask`` allows."""
-    legal = np.flatnonzero(np.asarray(mask))
-    if len(legal) == 0:
+    if not np.asarray(mask).any():
         raise AssertionError("an action mask allows no action at all")
-    return int(legal[int(rng.integers(len(legal)))])
+    return random_masked_index(mask, rng)
 
 
 def random_env_action(env: Any, obs: Mapping[str, Any], rng: np.random.Generator) -> Any:

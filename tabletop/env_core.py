@@ -52,6 +52,14 @@ class OnIllegal(enum.Enum):
     RANDOM_LEGAL = "random_legal"  # a uniformly random legal action is played instead
 
 
+def random_masked_index(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random index among the non-zero entries of ``mask`` (one draw)."""
+    legal = np.flatnonzero(mask)
+    if len(legal) == 0:
+        raise ValueError("the action mask allows no action")
+    return int(legal[int(rng.integers(len(legal)))])
+
+
 class GameAdapter(abc.ABC):
     """What the generic envs need to know about one game."""
 
@@ -129,10 +137,7 @@ class GameAdapter(abc.ABC):
     def random_env_action(self, mask: np.ndarray, rng: np.random.Generator) -> Any:
         """A uniformly random env action among those ``mask`` allows (random opponents and
         the conformance kit's random play)."""
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise ValueError("the action mask allows no action")
-        return int(legal[int(rng.integers(len(legal)))])
+        return random_masked_index(mask, rng)
 
     def describe_illegal(self, state: State, seat: int, action: Any, legal: list[int]) -> str:
         """The error message for an illegal ``action``: what was wrong, what is allowed."""

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+from tabletop.env_core import GameAdapter, GameSession, OnIllegal, random_masked_index
 
 #: an opponent: (observation, action mask, seat, rng) -> an env action (an int for
 #: ``Discrete`` action spaces)
@@ -18,8 +18,7 @@ Policy = Callable[[np.ndarray | None, np.ndarray, int, np.random.Generator], Any
 def random_policy(obs: np.ndarray | None, mask: np.ndarray, seat: int,
                   rng: np.random.Generator) -> int:
     """A uniformly random legal action."""
-    legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
+    return random_masked_index(mask, rng)
 
 
 #: a policy with ``needs_observation = False`` is called with ``obs=None`` (saves encoding)
