@@ -7,17 +7,11 @@ imports gymnasium or pettingzoo.
 
 from __future__ import annotations
 
-from typing import Any
+from tabletop.lazy import lazy_getattr
 
 _ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "LunatixParallelEnv",
               "LunatixSingleAgentEnv", "register_envs", "ENV_ID", "ENV_NAME")
 
 __all__ = list(_ENV_NAMES)
 
-
-def __getattr__(name: str) -> Any:
-    if name in _ENV_NAMES:
-        from lunatix_env import envs
-
-        return getattr(envs, name)
-    raise AttributeError(f"module 'lunatix_env' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, "lunatix_env.envs", _ENV_NAMES)
