@@ -38,6 +38,9 @@ class AdapterOptions:
     make_adapter: ClassVar[Callable[..., GameAdapter]]
     #: ``auto_play`` when neither the caller nor the env config says (None: the config's)
     default_auto_play: ClassVar[bool | None] = None
+    #: keywords of the env class itself, passed to it rather than to ``make_adapter``
+    #: (declared by the env class, e.g. ``SingleAgentView``; none when absent)
+    view_options: ClassVar[tuple[str, ...]]
     adapter: GameAdapter
     session: Any
 
@@ -45,7 +48,7 @@ class AdapterOptions:
                  on_illegal: str | None = None, auto_play: bool | None = None,
                  **options: Any) -> None:
         adapter_options = {k: options.pop(k) for k in list(options)
-                           if k not in self._view_options()}
+                           if k not in getattr(self, "view_options", ())}
         adapter = type(self).make_adapter(**adapter_options)
         cfg: SessionDefaults = adapter.env_config  # type: ignore[attr-defined]
         if auto_play is None:
@@ -55,11 +58,6 @@ class AdapterOptions:
                          on_illegal=on_illegal or cfg.on_illegal, auto_play=auto_play,
                          **options)
         self.session.illegal_penalty = cfg.illegal_penalty
-
-    @staticmethod
-    def _view_options() -> tuple[str, ...]:
-        """Keywords of the env class itself (not of the adapter)."""
-        return ("opponents", "learner_seat", "opponent_sampler")
 
     @property
     def game(self) -> Any:

@@ -35,6 +35,8 @@ class SingleAgentView(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    #: the constructor's own keywords (game options built into the adapter are not)
+    view_options = ("opponents", "learner_seat", "opponent_sampler")
 
     def __init__(self, adapter: GameAdapter,
                  opponents: Policy | Sequence[Policy] | None = None,
