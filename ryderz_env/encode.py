@@ -36,9 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ryderz_env.raycast import cast, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
-from ryderz_env.rules.geometry import arc_segments, to_world
+from ryderz_env.rules.geometry import arc_segments
 from ryderz_env.rules.state import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
@@ -48,9 +49,6 @@ LAUNCH = PieceKind.LAUNCH
 RAY_SAGITTA = 0.02
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (the oldest go first)
 LAZER_CACHE = 512
-#: how near (inches; squared inches for the ends) the ray origin lies to a capsule's side
-#: line or outline when the rounding of the cast may decide what a ray sees
-GRAZE = 1e-9
 
 
 def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
@@ -69,124 +67,19 @@ def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
                      ax, bx, ay, by, r * r, r * r])
 
 
-#: the rows of a ``chord_table`` with a and b as (ax, ay, bx, by)
-ENDS = [8, 10, 9, 11]
-
-
 def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -> np.ndarray:
     """For each ray, the distance from its origin to the first capsule (a ``chord_table``),
-    ``inf`` where it meets none; an origin inside a capsule sees it at distance 0. ``rays``
-    (2, R + 1) holds R unit directions as columns, then the origin. Only the first ``n_ends``
-    capsules (default all) have round ends: the others are segments (radius 0).
-
-    Both long sides of a capsule are one test: where the ray enters the slab ``|n.(p - a)| <=
-    r`` from the origin's side, if there ``0 <= u.(p - a) <= L``. An origin inside a slab gets a
-    meaningless entry, left in: a ray that meets the slab between the capsule's ends from there
-    went through an end disc first, which the ends find nearer.
-
-    Pieces fit a lattice of sorts, so rays do run along side lines and graze ends, and the
-    origin can lie on an outline; there the answer is a matter of rounding. So those cases
-    are computed in the arithmetic of :func:`_sides_by_line` and :func:`_inside_by_projection`,
-    and the ends always with c.d and |c|^2 - r^2 to the same bits as there (:func:`_ends`):
-    an observation does not depend on which of two formulas was used.
-    """
-    n_rays, n_ch = rays.shape[1] - 1, chords.shape[1]
-    origin = rays[:, n_rays:]
-    # d.n, then d.u, per ray and capsule (R + 1, S) each, the origin's last
-    p = np.matmul(rays.T, chords[:4].reshape(2, 2, n_ch).transpose(1, 0, 2))
-    ms = chords[4:6] - p[:, n_rays]
-    m0, nsm = ms  # -n.(o - a), L/2 - u.(o - a)
-    hl, radius = chords[6:8]
-    g = np.abs(m0)
-    g -= radius  # how far the origin lies outside the slab
-    # the ends: both of each capsule (a disc shared by two chords twice, to the same bits)
-    if n_ends is None or n_ends == n_ch:
-        c = chords[8:12].reshape(2, 2 * n_ch) - origin  # v - o
-        e = (c * c).sum(axis=0)
-        e -= chords[12:14].reshape(-1)  # |v - o|^2 - r^2
-    else:
-        c = chords[8:12, :n_ends].reshape(2, 2 * n_ends) - origin
-        e = (c * c).sum(axis=0)
-        e -= chords[12:14, :n_ends].reshape(-1)
-    out = np.abs(nsm)
-    out -= hl
-    np.maximum(out, g, out=out)  # how far the origin lies outside the rectangle (at least)
-    lined = inner = None
-    if np.concatenate((e, out, np.abs(g))).min() < GRAZE:  # near an outline or a side line
-        if np.concatenate((e, out)).min() < GRAZE and _inside_by_projection(
-                origin[:, 0], chords[ENDS], radius):
-            return np.zeros(n_rays)
-        lined, inner = np.abs(g) < GRAZE, e < GRAZE
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sides = np.copysign(g, m0) / p[0, :n_rays]  # where each ray enters each slab
-        q = sides * p[1, :n_rays]
-        q -= nsm
-        np.abs(q, out=q)
-        miss = q > hl
-        miss |= sides < 0.0
-        if lined is not None:
-            miss[:, lined] = True
-        np.putmask(sides, miss, np.inf)
-        # |c - t d| = r: t = c.d - sqrt((c.d)^2 - e); with c.d clamped to 0, a disc behind the
-        # origin (e > 0) gets a negative square, so nan
-        ends = rays[0, :n_rays, None] * c[0]
-        ends += rays[1, :n_rays, None] * c[1]
-        if inner is not None:
-            ends[:, inner] = _ends(ends[:, inner], e[inner])
-            ends[:, ~inner] = _ends(np.maximum(ends[:, ~inner], 0.0), e[~inner])
-        else:
-            np.maximum(ends, 0.0, out=ends)
-            root = ends * ends
-            root -= e
-            np.sqrt(root, out=root)
-            ends -= root
-        best = np.fmin.reduce(np.concatenate((sides, ends), axis=1), axis=1)
-        if lined is not None and lined.any():
-            np.fmin(best, _sides_by_line(rays, chords[ENDS][:, lined], radius[lined]), out=best)
-    return best
-
-
-def _ends(bb: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Ray hits on discs given c.d (R, V) and |c|^2 - r^2 (V,); nan where none."""
-    disc = bb * bb - e
-    t2 = bb - np.sqrt(disc)
-    return np.where((disc >= 0) & (t2 >= 0), t2, np.nan)
-
-
-def _sides_by_line(rays: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> np.ndarray:
-    """Per ray (``rays`` as in :func:`cast_rays`), the nearest hit on the long sides of
-    capsules (``ends``: rows ax, ay, bx, by), each side a segment crossed by the ray; ``inf``
-    where none."""
-    dirs = rays[:, :-1].T
-    ox, oy = rays[:, -1]
-    ax, ay = ends[0] - ox, ends[1] - oy
-    bx, by = ends[2] - ox, ends[3] - oy
-    ex, ey = bx - ax, by - ay
-    length = np.hypot(ex, ey)
-    inv = 1.0 / np.maximum(length, 1e-12)
-    ux, uy = ex * inv, ey * inv
-    dx, dy = dirs[:, 0:1], dirs[:, 1:2]
-    # the long sides p = a +- r n, n = (-uy, ux): o + t d = p + s u, 0 <= s <= length
-    px = np.concatenate([ax - radii * uy, ax + radii * uy])
-    py = np.concatenate([ay + radii * ux, ay - radii * ux])
-    su, sv, sl = np.concatenate([ux, ux]), np.concatenate([uy, uy]), np.concatenate(
-        [length, length])
-    denom = dx * sv - dy * su
-    t = (px * sv - py * su) / denom
-    s = (px * dy - py * dx) / denom
-    return np.where((t >= 0) & (s >= 0) & (s <= sl), t, np.inf).min(axis=1)
-
-
-def _inside_by_projection(origin: np.ndarray, ends: np.ndarray, radii: np.ndarray) -> bool:
-    """Whether ``origin`` lies within its radius of a capsule's chord (``ends`` as above)."""
-    ox, oy = origin
-    ax, ay = ends[0] - ox, ends[1] - oy
-    ex, ey = ends[2] - ox - ax, ends[3] - oy - ay
-    length = np.hypot(ex, ey)
-    inv = 1.0 / np.maximum(length, 1e-12)
-    ux, uy = ex * inv, ey * inv
-    proj = np.clip(-(ax * ux + ay * uy), 0.0, length)
-    return bool((np.hypot(ax + proj * ux, ay + proj * uy) < radii).any())
+    ``inf`` where it meets none; an origin inside a capsule sees every capsule at distance 0.
+    ``rays`` (2, R + 1) holds R unit directions as columns, then the origin. Only the first
+    ``n_ends`` capsules (default all) have round ends: the others are segments (radius 0).
+    The cast itself, and how it treats rays that graze an outline, is
+    :func:`ryderz_env.raycast.cast`."""
+    n_rays = rays.shape[1] - 1
+    out = np.empty(n_rays)
+    ox, oy = rays[:, n_rays].tolist()
+    cast(rays[:, :n_rays], ox, oy, chords, chords.shape[1] if n_ends is None else n_ends, 0.0,
+         out)
+    return out
 
 
 def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
@@ -199,22 +92,6 @@ def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarra
     chords = chord_table(segs[:, 0], segs[:, 1], np.asarray(radii, dtype=float))
     rays = np.vstack([dirs, [origin]]).T.copy()
     return np.fmin(cast_rays(rays, chords), max_range)
-
-
-def _placement(local: np.ndarray) -> np.ndarray:
-    """A (9, 14 k) matrix that maps (c, s, c x, c y, s x, s y, x, y, 1) of a pose (x, y, h),
-    c = cos h, s = sin h, to the ``chord_table`` (14, k), flattened, of ``local``'s capsules
-    placed at that pose (rows of a and b left at 0)."""
-    nx, ux, ny, uy, na, ua, hl, r, _, _, _, _, r2, _ = local
-    z = np.zeros_like(nx)
-    rows = [  # per table row, its coefficient of each of the 9
-        (nx, -ny, z, z, z, z, z, z, z), (ux, -uy, z, z, z, z, z, z, z),
-        (ny, nx, z, z, z, z, z, z, z), (uy, ux, z, z, z, z, z, z, z),
-        (z, z, nx, ny, -ny, nx, z, z, na), (z, z, ux, uy, -uy, ux, z, z, ua),
-        (z, z, z, z, z, z, z, z, hl), (z, z, z, z, z, z, z, z, r),
-        *[(z,) * 9] * 4,
-        (z, z, z, z, z, z, z, z, r2), (z, z, z, z, z, z, z, z, r2)]
-    return np.array(rows).transpose(1, 0, 2).reshape(9, -1)
 
 
 class LazerTables(NamedTuple):
@@ -253,8 +130,8 @@ class VectorEncoder:
         self.lp_width = game.table.cfg.launch_point.width
         self.lp_depth = game.table.cfg.launch_point.depth
         #: per piece shape (and ``LAUNCH`` for a Launch Point), the centreline points the rays
-        #: see in its local frame, and the ``_placement`` of their capsules; a Launch Point is
-        #: one capsule across its middle, as wide and as deep as the token
+        #: see in its local frame and their capsules there; a Launch Point is one capsule
+        #: across its middle, as wide and as deep as the token
         lp_r = self.lp_depth / 2.0
         lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
         local = {key: (shape.centreline(1 if shape.side == 0 else arc_segments(
@@ -262,7 +139,8 @@ class VectorEncoder:
             for key, shape in game.shapes.items()}
         local[LAUNCH] = (np.array([[lp_r, -lp_half], [lp_r, lp_half]]), lp_r)
         self._shape_tables = {
-            key: (pts, _placement(chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius))))
+            key: (np.ascontiguousarray(pts, dtype=float),
+                  chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)))
             for key, (pts, radius) in local.items()}
         #: per element on the table, its capsule tables (elements are immutable and shared
         #: between states, so this cache holds them weakly); per Lazer (the tuple of its
@@ -272,6 +150,7 @@ class VectorEncoder:
         self._lazer_cache: dict[tuple[Element, ...], LazerTables] = {}
         self._directions: dict[float, np.ndarray] = {}
         self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
+        self._no_chords = np.zeros((14, 0))
         self.ray_angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
         self.max_supply = max(max(g) for g in game.supply) or 1
         self._total_supply = sum(map(sum, game.supply)) or 1
@@ -308,20 +187,13 @@ class VectorEncoder:
 
     # ------------------------------------------------------------------ rays
     def _capsules(self, el: Element) -> np.ndarray:
-        """The capsules (``chord_table``) of an element's world centreline chords: a linear
-        map of the element's pose (see :func:`_placement`), the ends at the world points of
-        ``geometry.to_world``."""
+        """The capsules (``chord_table``) of an element's world centreline chords
+        (:func:`ryderz_env.raycast.place`)."""
         got = self._element_tables.get(el)
         if got is None:
-            pts, placement = self._shape_tables[
+            pts, local = self._shape_tables[
                 LAUNCH if el.is_launch else (el.kind, el.gear, el.side)]
-            x, y, h = el.pose
-            c, s = math.cos(h), math.sin(h)
-            got = (np.array([c, s, c * x, c * y, s * x, s * y, x, y, 1.0]) @ placement).reshape(
-                14, -1)
-            pts = to_world(pts, el.pose)
-            got[8:12:2] = pts[:-1].T
-            got[9:12:2] = pts[1:].T
+            got = place(local, pts, *el.pose)
             self._element_tables[el] = got
         return got
 
@@ -382,42 +254,34 @@ class VectorEncoder:
             if len(self._directions) >= LAZER_CACHE:
                 self._directions.clear()
             self._directions[fr.h] = dirs
-        rays = np.empty((2, n_rays + 1))  # the directions, then the origin, as columns
-        rays[:, :n_rays] = dirs
-        rays[:, n_rays] = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
+        ox, oy = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
         chords = [t.chords for t in tables if t is not None]
         own = tables[0]
         if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
             chords[0] = own.chords[:, :-own.front]
         n_ends = sum(c.shape[1] for c in chords)
+        tb = self.game.table
         # a convex table's edges are capsules of radius 0 too, seen from inside it (from a
         # head's point: a seat's Launch Point frame lies on the edge, see _edge_distances)
         fold = self._edge_table is not None and me.head is not None
         if fold:
             chords.append(self._edge_table)
-        if n_ends or fold:
-            dist = cast_rays(rays, np.concatenate(chords, axis=1), n_ends)
-            if not fold:
-                np.minimum(dist, self._edge_distances(rays), out=dist)
-            np.minimum(dist, self.ray_range, out=dist)
+        if tb.is_circle or n_ends or fold:
+            dist = np.empty(n_rays)
+            cast(dirs, ox, oy, np.concatenate(chords, axis=1) if chords else self._no_chords,
+                 n_ends, tb.radius if tb.is_circle else 0.0, dist)
+            if not (fold or tb.is_circle):
+                np.minimum(dist, self._edge_distances(dirs, ox, oy), out=dist)
         else:
-            dist = self._edge_distances(rays)
+            dist = self._edge_distances(dirs, ox, oy)
+        np.minimum(dist, self.ray_range, out=dist)
         dist /= self.ray_range
         return dist
 
-    def _edge_distances(self, rays: np.ndarray) -> np.ndarray:
-        """Per ray (``rays`` as in :func:`cast_rays`), the distance to the table's edge."""
-        ox, oy = rays[:, -1].tolist()
-        dx, dy = rays[0, :-1, None], rays[1, :-1, None]
-        tb = self.game.table
-        if tb.is_circle:
-            b = rays[:, :-1].T @ rays[:, -1]  # d.o
-            root = b * b
-            root -= ox * ox + oy * oy - tb.radius ** 2
-            np.maximum(root, 0.0, out=root)
-            np.sqrt(root, out=root)
-            root -= b
-            return np.minimum(root, self.ray_range, out=root)
+    def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
+        """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
+        polygon table's edge (round tables: in :func:`ryderz_env.raycast.cast`)."""
+        dx, dy = dirs[0, :, None], dirs[1, :, None]
         # the origin can lie on an edge's line (a seat's Launch Point frame), where what a ray
         # sees is a matter of rounding: so this arithmetic must not change
         p0, p1, e0, e1 = self._edge_cols
