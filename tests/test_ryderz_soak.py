@@ -76,6 +76,14 @@ def check_prizms(s: State) -> None:
         assert s.score(seat) <= cap
 
 
+def check_colours(s: State) -> None:
+    """The colours touching each Prizm, kept up to date by the state as pieces come and go
+    (asked at every step, so kept ones are used and updated), match the table's."""
+    js = list(range(len(s.prizms)))
+    kept = s._colours_near(js)
+    assert kept == [frozenset(c) for c in s._find_colours(js)], "kept Prizm colours are stale"
+
+
 def check_no_overlap(s: State, phantom_turns: set[int]) -> None:
     """Lazers of different players never overlap outside the Prizm discs."""
     els = [e for e in s.elements() if e.turn not in phantom_turns or e.is_launch]
@@ -117,6 +125,7 @@ def play_soak_game(index: int) -> State:
                 if acts[seat].kind is ActionKind.PHANTOM:
                     phantom_turns.add(s.turn_id)
             s.apply_actions(acts)
+        check_colours(s)
         if s.round != round_seen:
             round_seen = s.round
             check_pieces(s)

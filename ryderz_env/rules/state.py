@@ -133,6 +133,10 @@ class State(MachineQueries):
         self._legal: dict[int, list[Action]] = {}
         self._index: tuple[list[Element], np.ndarray] | None = None
         self._boxes: tuple[tuple[list[Element], np.ndarray], np.ndarray] | None = None
+        #: per Prizm (by index) whose colours are known, the owners of the Lazers touching
+        #: its disc; kept up to date as pieces are added (see ``_table_added``), forgotten for
+        #: a Prizm that changes and for all when pieces leave the table
+        self._touch: dict[int, frozenset[int]] = {}
 
     def clone(self) -> State:
         """An independent copy (pieces are immutable and shared)."""
@@ -150,6 +154,7 @@ class State(MachineQueries):
                                                  "scored": list(self.turn["scored"])}
         c.status, c.winner = self.status, self.winner
         c._reset_caches()
+        c._touch = dict(self._touch)  # (frozensets: shared)
         return c
 
     # ------------------------------------------------------------------ protocol: queries
@@ -444,9 +449,10 @@ class State(MachineQueries):
         t = min(hi, max(lo, lo + (x + 1.0) / 2.0 * (hi - lo) + offset))
         el = self._free_launch(seat, t)
         p = self.players[seat]
+        removed = bool(p.lazer)
         p.lazer = [el]
         p.head = el.exit
-        self._index = None
+        self._table_changed(None if removed else el)
 
     def _launch_clear(self, seat: int, t: float) -> Element | None:
         """The Launch Point at ``t`` when that place is allowed and clear, else None."""
@@ -610,7 +616,7 @@ class State(MachineQueries):
         el = p.lazer.pop(0)
         if not el.is_launch:
             p.supply[el.gear - 1][el.kind] += 1
-        self._index = None
+        self._table_changed()
 
     def _place_straight(self, seat: int, gear: int) -> None:
         if self.status is not Outcome.IN_PROGRESS:
@@ -636,7 +642,7 @@ class State(MachineQueries):
         p.supply[gear - 1][kind] -= 1
         p.lazer.append(el)
         p.head = el.exit
-        self._index = None
+        self._table_changed(el)
         self._score_piece(seat, el)
 
     # ------------------------------------------------------------------ scoring
@@ -684,6 +690,7 @@ class State(MachineQueries):
         if len(self._touching_colours(j)) < 2:  # free floating: slide to the front
             x, y = self._slide_target(el, (x, y))
         self.prizms[j] = Prizm(x, y, seat)
+        self._touch.pop(j, None)
         self.turn["scored"].append(j)
         if pz.owner < 0:
             self.turn["tosses"] += 1
@@ -709,10 +716,19 @@ class State(MachineQueries):
             d -= step
         return start
 
-    def _colours_near(self, js: list[int]) -> list[set[int]]:
-        """For each Prizm in ``js``, the owners of the Lazers touching its disc: bounding
-        boxes of all pairs in one numpy pass, exact distances of the near pairs in one
-        shapely call."""
+    def _colours_near(self, js: list[int]) -> list[frozenset[int]]:
+        """For each Prizm in ``js``, the owners of the Lazers touching its disc (known ones
+        from ``_touch``, the others found and kept there)."""
+        touch = self._touch
+        missing = [j for j in js if j not in touch]
+        if missing:
+            for j, owners in zip(missing, self._find_colours(missing), strict=True):
+                touch[j] = frozenset(owners)
+        return [touch[j] for j in js]
+
+    def _find_colours(self, js: list[int]) -> list[set[int]]:
+        """:meth:`_colours_near` from the table: bounding boxes of all pairs in one numpy
+        pass, exact distances of the near pairs in one shapely call."""
         r = self.game.rules
         reach = r.prizm_radius + r.touch_tolerance
         owners: list[set[int]] = [set() for _ in js]
@@ -736,7 +752,30 @@ class State(MachineQueries):
                     owners[k].add(els[i].owner)
         return owners
 
-    def _touching_colours(self, j: int) -> set[int]:
+    def _table_changed(self, added: Element | None = None) -> None:
+        """The table's pieces changed: by ``added`` alone, or in any way (None). An added
+        piece adds its owner to the known colours of the Prizms it touches (the same box and
+        distance tests as ``_find_colours``, so the same answer as finding them again)."""
+        self._index = None
+        touch = self._touch
+        if added is None:
+            touch.clear()
+            return
+        if not touch:
+            return
+        r = self.game.rules
+        reach = r.prizm_radius + r.touch_tolerance
+        x0, y0, x1, y1 = added.bbox
+        near = [j for j, owners in touch.items() if added.owner not in owners
+                and x0 <= (q := self.prizms[j]).x + reach and y0 <= q.y + reach
+                and -x1 <= reach - q.x and -y1 <= reach - q.y]
+        if near:
+            pts = shapely.points([(self.prizms[j].x, self.prizms[j].y) for j in near])
+            for j, d in zip(near, shapely.distance(pts, added.poly).tolist(), strict=True):
+                if d < reach:
+                    touch[j] = touch[j] | {added.owner}
+
+    def _touching_colours(self, j: int) -> frozenset[int]:
         return self._colours_near([j])[0]
 
     def locks(self) -> list[bool]:
@@ -826,6 +865,7 @@ class State(MachineQueries):
                              r.touch_tolerance, boxes=[e.bbox for e in els])
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
+            self._touch.pop(j, None)
 
     def _crash_step(self, seat: int) -> bool:
         """Apply the crash rule to this turn's pieces; True when the mover crashed."""
@@ -871,7 +911,7 @@ class State(MachineQueries):
             if not e.is_launch:
                 p.supply[e.gear - 1][e.kind] += 1
         p.lazer, p.head = [], None
-        self._index = None
+        self._table_changed()
         return True
 
     def _joint_only(self, el: Element, other: Element) -> bool:
