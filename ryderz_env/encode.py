@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
 
-from ryderz_env.raycast import cast, place
+from ryderz_env.raycast import cast, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
@@ -75,10 +76,12 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -
     The cast itself, and how it treats rays that graze an outline, is
     :func:`ryderz_env.raycast.cast`."""
     n_rays = rays.shape[1] - 1
+    n_ends = chords.shape[1] if n_ends is None else n_ends
     out = np.empty(n_rays)
     ox, oy = rays[:, n_rays].tolist()
-    cast(rays[:, :n_rays], ox, oy, chords, chords.shape[1] if n_ends is None else n_ends, 0.0,
-         out)
+    cast(np.ascontiguousarray(rays[:, :n_rays]), ox, oy,
+         (np.ascontiguousarray(chords[:, :n_ends]),), 0,
+         np.ascontiguousarray(chords[:, n_ends:]), 0.0, out)
     return out
 
 
@@ -147,10 +150,11 @@ class VectorEncoder:
         #: elements), its :class:`LazerTables`; per heading, the ray directions
         self._element_tables: weakref.WeakKeyDictionary[
             Element, np.ndarray] = weakref.WeakKeyDictionary()
-        self._lazer_cache: dict[tuple[Element, ...], LazerTables] = {}
+        self._lazer_cache: OrderedDict[tuple[Element, ...], LazerTables] = OrderedDict()
         self._directions: dict[float, np.ndarray] = {}
         self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
         self._no_chords = np.zeros((14, 0))
+        self._no_edge_dist = np.full(num_rays, np.inf)
         self.ray_angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
         self.max_supply = max(max(g) for g in game.supply) or 1
         self._total_supply = sum(map(sum, game.supply)) or 1
@@ -229,7 +233,7 @@ class VectorEncoder:
                                   sum(1 for el in lazer if el.kind is not LAUNCH),
                                   recent, points)
             if len(self._lazer_cache) >= LAZER_CACHE:
-                del self._lazer_cache[next(iter(self._lazer_cache))]  # the oldest
+                self._lazer_cache.popitem(last=False)  # the oldest
             self._lazer_cache[key] = got
         return got
 
@@ -240,43 +244,43 @@ class VectorEncoder:
         if tables is None:
             tables = [self._lazer_tables(state.players[s].lazer)
                       for s in self._seat_orders[seat]]
-        return self._rays(state, seat, self.frame(state, seat), tables)
+        args = self._cast_args(state, seat, self.frame(state, seat), tables)
+        dist = np.empty(self.num_rays)
+        cast(*args[:-1], dist)
+        np.minimum(dist, args[-1], out=dist)
+        np.minimum(dist, self.ray_range, out=dist)
+        dist /= self.ray_range
+        return dist
 
-    def _rays(self, state: State, seat: int, fr: Pose,
-              tables: list[LazerTables | None]) -> np.ndarray:
-        """:meth:`rays`, given the frame and the seats' Lazer tables, the observer's first."""
+    def _cast_args(self, state: State, seat: int, fr: Pose,
+                   tables: list[LazerTables | None]) -> tuple:
+        """The arguments of :func:`ryderz_env.raycast.cast` for the observer's rays (but its
+        output), and the distances to a non-convex table's edge (else ``inf``)."""
         me = state.players[seat]
-        n_rays = self.num_rays
         dirs = self._directions.get(fr.h)
         if dirs is None:
             ang = fr.h + self.ray_angles
-            dirs = np.stack([np.cos(ang), np.sin(ang)])
+            dirs = np.empty((2, self.num_rays))
+            np.cos(ang, out=dirs[0])
+            np.sin(ang, out=dirs[1])
             if len(self._directions) >= LAZER_CACHE:
                 self._directions.clear()
             self._directions[fr.h] = dirs
         ox, oy = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
-        chords = [t.chords for t in tables if t is not None]
+        no = self._no_chords
+        chords = tuple(no if t is None else t.chords for t in tables)
         own = tables[0]
-        if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
-            chords[0] = own.chords[:, :-own.front]
-        n_ends = sum(c.shape[1] for c in chords)
+        # leave out the piece it sits on
+        skip = own.front if own is not None and me.head == me.lazer[-1].exit else 0
         tb = self.game.table
         # a convex table's edges are capsules of radius 0 too, seen from inside it (from a
         # head's point: a seat's Launch Point frame lies on the edge, see _edge_distances)
         fold = self._edge_table is not None and me.head is not None
-        if fold:
-            chords.append(self._edge_table)
-        if tb.is_circle or n_ends or fold:
-            dist = np.empty(n_rays)
-            cast(dirs, ox, oy, np.concatenate(chords, axis=1) if chords else self._no_chords,
-                 n_ends, tb.radius if tb.is_circle else 0.0, dist)
-            if not (fold or tb.is_circle):
-                np.minimum(dist, self._edge_distances(dirs, ox, oy), out=dist)
-        else:
-            dist = self._edge_distances(dirs, ox, oy)
-        np.minimum(dist, self.ray_range, out=dist)
-        dist /= self.ray_range
-        return dist
+        edge_dist = self._no_edge_dist
+        if not (fold or tb.is_circle):
+            edge_dist = self._edge_distances(dirs, ox, oy)
+        return (dirs, ox, oy, chords, skip, self._edge_table if fold else no,
+                tb.radius if tb.is_circle else 0.0, edge_dist)
 
     def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
         """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
@@ -378,14 +382,12 @@ class VectorEncoder:
                 out[b + 5 + n] = float(locked)
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
-        i = self._head_size
-        vec[i:i + self.num_rays] = self.rays(state, seat, tables)  # (benchmarks wrap it)
-        i += self.num_rays
-        # the recent pieces: entry and exit points, turned and moved into the observer's frame
+        # the rays, the recent pieces' points turned and moved into the observer's frame, the
+        # clip to [-1, 1], in one compiled call
         no = self._no_recent
-        vec[i:] = np.concatenate([no[0] if t is None else t.recent for t in tables]).ravel()
-        pts = np.concatenate([no[1] if t is None else t.points for t in tables]) @ np.array(
-            [[c * k, -sn * k], [sn * k, c * k], [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
-        vec[i:].reshape(-1, 6)[:, 1:5] = pts.reshape(-1, 4)
-        np.minimum(vec, 1.0, out=vec)
-        return np.maximum(vec, -1.0, out=vec)
+        finish(vec, self._head_size, *self._cast_args(state, seat, fr, tables), self.ray_range,
+               tuple(no[0] if t is None else t.recent for t in tables),
+               tuple(no[1] if t is None else t.points for t in tables),
+               np.array([[c * k, -sn * k], [sn * k, c * k],
+                         [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]]))
+        return vec

@@ -25,14 +25,15 @@ GRAZE = 1e-9
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def cast(dirs: np.ndarray, ox: float, oy: float, chords: np.ndarray, n_ends: int,
-         circle: float, out: np.ndarray) -> None:  # pragma: no cover - compiled
+def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...], skip: int,
+         edges: np.ndarray, circle: float, out: np.ndarray) -> None:  # pragma: no cover
     """For each unit direction (``dirs``, (2, R)), write to ``out`` (R,) the distance from
-    the origin (``ox``, ``oy``) to the first capsule of ``chords`` (a ``chord_table``),
-    ``inf`` where it meets none; all 0 when the origin lies inside a capsule. Only the first
-    ``n_ends`` capsules have round ends: the others are segments of radius 0 (table edges).
-    ``circle`` > 0 is the radius of a round table centred on the origin of coordinates, whose
-    edge the rays meet too (from inside it).
+    the origin (``ox``, ``oy``) to the first capsule, ``inf`` where it meets none; all 0 when
+    the origin lies inside a capsule. The capsules: those of ``tables`` (``chord_table``s;
+    the first without its last ``skip``), and the segments (capsules of radius 0 without
+    round ends) of ``edges``, a polygon table's edges. ``circle`` > 0 is the radius of a
+    round table centred on the origin of coordinates, whose edge the rays meet too (from
+    inside it).
 
     Both long sides of a capsule are one test: where the ray enters the slab ``|n.(p - a)| <=
     r`` from the origin's side, if there ``0 <= u.(p - a) <= L``. An origin inside a slab gets
@@ -46,6 +47,17 @@ def cast(dirs: np.ndarray, ox: float, oy: float, chords: np.ndarray, n_ends: int
     behind the origin, and whether the origin is inside a capsule is decided by projecting it
     on the chord.
     """
+    n_ends = 0
+    for i in range(len(tables)):
+        n_ends += tables[i].shape[1] - (skip if i == 0 else 0)
+    chords = np.empty((14, n_ends + edges.shape[1]))
+    at = 0
+    for i in range(len(tables)):
+        t = tables[i]
+        w = t.shape[1] - (skip if i == 0 else 0)
+        chords[:, at:at + w] = t[:, :w]
+        at += w
+    chords[:, at:] = edges
     n_ch = chords.shape[1]
     n_rays = dirs.shape[1]
     m0 = np.empty(n_ch)  # -n.(o - a)
@@ -175,3 +187,33 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
             out[8 + end, j] = x + (c * px - s * py)
             out[10 + end, j] = y + (s * px + c * py)
     return out
+
+
+@numba.njit(cache=True, error_model="numpy", nogil=True)
+def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
+           tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
+           edge_dist: np.ndarray, ray_range: float, recents: tuple[np.ndarray, ...],
+           points: tuple[np.ndarray, ...], frame: np.ndarray) -> None:  # pragma: no cover
+    """The end of an observation vector (float32), from ``at``: the rays (:func:`cast`, also
+    no further than ``edge_dist`` and ``ray_range``, as fractions of ``ray_range``), then per
+    seat its recent pieces (rows of ``recents``: present, 4 slots for the points, is a Launch
+    Point), their entry and exit points (``points``, (x, y, 1) rows) mapped by the (3, 2)
+    ``frame`` into the observer's frame; then the whole vector clipped to [-1, 1]."""
+    n_rays = dirs.shape[1]
+    dist = np.empty(n_rays)
+    cast(dirs, ox, oy, tables, skip, edges, circle, dist)
+    for k in range(n_rays):
+        vec[at + k] = min(min(dist[k], edge_dist[k]), ray_range) / ray_range
+    i = at + n_rays
+    for s in range(len(recents)):
+        rec, pts = recents[s], points[s]
+        for j in range(rec.shape[0]):
+            vec[i] = rec[j, 0]
+            for end in range(2):
+                x, y, w = pts[2 * j + end, 0], pts[2 * j + end, 1], pts[2 * j + end, 2]
+                vec[i + 1 + 2 * end] = x * frame[0, 0] + y * frame[1, 0] + w * frame[2, 0]
+                vec[i + 2 + 2 * end] = x * frame[0, 1] + y * frame[1, 1] + w * frame[2, 1]
+            vec[i + 5] = rec[j, 5]
+            i += 6
+    for i in range(vec.shape[0]):
+        vec[i] = min(max(vec[i], -1.0), 1.0)
