@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -48,7 +47,7 @@ CHARACTERS = tuple(Character)
 LAUNCH = PieceKind.LAUNCH
 #: chord sagitta of the centrelines the rays see (inches)
 RAY_SAGITTA = 0.02
-#: Lazers whose joined capsule tables ``VectorEncoder`` keeps (the oldest go first)
+#: Lazers whose joined capsule tables ``VectorEncoder`` keeps (all forgotten when it is full)
 LAZER_CACHE = 512
 
 
@@ -150,7 +149,7 @@ class VectorEncoder:
         #: elements), its :class:`LazerTables`; per heading, the ray directions
         self._element_tables: weakref.WeakKeyDictionary[
             Element, np.ndarray] = weakref.WeakKeyDictionary()
-        self._lazer_cache: OrderedDict[tuple[Element, ...], LazerTables] = OrderedDict()
+        self._lazer_cache: dict[tuple[Element, int], LazerTables] = {}
         self._directions: dict[float, np.ndarray] = {}
         self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
         self._no_chords = np.zeros((14, 0))
@@ -203,15 +202,20 @@ class VectorEncoder:
 
     def _lazer_tables(self, lazer: list[Element]) -> LazerTables | None:
         """The tables of a Lazer (None for none). Consecutive states share most Lazers, so
-        they are kept, and a Lazer one piece longer than a kept one is built from it."""
+        they are kept, and a Lazer one piece longer than a kept one is built from it.
+
+        A Lazer is known by its newest element and its length: pieces join a Lazer only at
+        the front and leave it only from the back (the oldest first; a crash keeps the
+        newest ones), and an element's predecessors are fixed when it is placed."""
         if not lazer:
             return None
-        key = tuple(lazer)
+        front = lazer[-1]
+        key = (front, len(lazer))
         got = self._lazer_cache.get(key)
         if got is None:
-            front = lazer[-1]
             chords = self._capsules(front)
-            prev = self._lazer_cache.get(key[:-1]) if len(key) > 1 else None
+            prev = self._lazer_cache.get((lazer[-2], len(lazer) - 1)) if len(lazer) > 1 \
+                else None
             if prev is not None:
                 launch = front.kind is LAUNCH
                 got = LazerTables(
@@ -232,8 +236,8 @@ class VectorEncoder:
                                   chords.shape[1],
                                   sum(1 for el in lazer if el.kind is not LAUNCH),
                                   recent, points)
-            if len(self._lazer_cache) >= LAZER_CACHE:
-                self._lazer_cache.popitem(last=False)  # the oldest
+            if len(self._lazer_cache) >= LAZER_CACHE:  # (cheaper than evicting one by one)
+                self._lazer_cache.clear()
             self._lazer_cache[key] = got
         return got
 
