@@ -21,22 +21,20 @@ others clockwise. Blocks, in order (``VectorEncoder.blocks`` names them with the
    observer's frame (present, start, end, is a Launch Point).
 
 Rays are cast against capsules: each piece's centreline (curves as a few chords) grown by
-half the Lazer width, and a Launch Point's middle (:func:`cast_rays`). An element's capsules
-are placed once (elements are immutable and shared between states) and joined per Lazer, a
-Lazer one piece longer than a known one from it, so that a cast is a few dozen numpy
-operations over the table's capsules, whatever their number; seen from a head, a convex
-table's edges are capsules of radius 0 in the same pass.
+half the Lazer width, and a Launch Point's middle (:func:`cast_rays`). The capsules are kept
+per Lazer, a Lazer one piece longer than a known one built from it, and cast in one compiled
+loop over the table's capsules (``ryderz_env.raycast``); seen from a head, a convex table's
+edges are capsules of radius 0 in the same pass.
 """
 
 from __future__ import annotations
 
 import math
-import weakref
 from typing import NamedTuple
 
 import numpy as np
 
-from ryderz_env.raycast import cast, finish, place
+from ryderz_env.raycast import cast, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
@@ -144,11 +142,8 @@ class VectorEncoder:
             key: (np.ascontiguousarray(pts, dtype=float),
                   chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)))
             for key, (pts, radius) in local.items()}
-        #: per element on the table, its capsule tables (elements are immutable and shared
-        #: between states, so this cache holds them weakly); per Lazer (the tuple of its
-        #: elements), its :class:`LazerTables`; per heading, the ray directions
-        self._element_tables: weakref.WeakKeyDictionary[
-            Element, np.ndarray] = weakref.WeakKeyDictionary()
+        #: per Lazer (its newest element and length), its :class:`LazerTables`; per heading,
+        #: the ray directions
         self._lazer_cache: dict[tuple[Element, int], LazerTables] = {}
         self._directions: dict[float, np.ndarray] = {}
         self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
@@ -192,13 +187,11 @@ class VectorEncoder:
     def _capsules(self, el: Element) -> np.ndarray:
         """The capsules (``chord_table``) of an element's world centreline chords
         (:func:`ryderz_env.raycast.place`)."""
-        got = self._element_tables.get(el)
-        if got is None:
-            pts, local = self._shape_tables[
-                LAUNCH if el.is_launch else (el.kind, el.gear, el.side)]
-            got = place(local, pts, *el.pose)
-            self._element_tables[el] = got
-        return got
+        return place(*self._shape_tables[self._shape_key(el)], *el.pose)
+
+    @staticmethod
+    def _shape_key(el: Element) -> tuple | PieceKind:
+        return LAUNCH if el.is_launch else (el.kind, el.gear, el.side)
 
     def _lazer_tables(self, lazer: list[Element]) -> LazerTables | None:
         """The tables of a Lazer (None for none). Consecutive states share most Lazers, so
@@ -212,33 +205,30 @@ class VectorEncoder:
         front = lazer[-1]
         key = (front, len(lazer))
         got = self._lazer_cache.get(key)
-        if got is None:
-            chords = self._capsules(front)
-            prev = self._lazer_cache.get((lazer[-2], len(lazer) - 1)) if len(lazer) > 1 \
-                else None
-            if prev is not None:
-                launch = front.kind is LAUNCH
-                got = LazerTables(
-                    np.concatenate([prev.chords, chords], axis=1), chords.shape[1],
-                    prev.pieces + (not launch),
-                    np.concatenate([[(1.0, 0.0, 0.0, 0.0, 0.0, float(launch))],
-                                    prev.recent[:-1]]),
-                    np.concatenate([[(front.pose.x, front.pose.y, 1.0),
-                                     (front.exit.x, front.exit.y, 1.0)], prev.points[:-2]]))
-            else:
-                recent = np.zeros((self.recent, 6))
-                points = np.zeros((2 * self.recent, 3))
-                for j, el in enumerate(reversed(lazer[-self.recent:])):
-                    recent[j, 0], recent[j, 5] = 1.0, float(el.kind is LAUNCH)
-                    points[2 * j:2 * j + 2] = ((el.pose.x, el.pose.y, 1.0),
-                                               (el.exit.x, el.exit.y, 1.0))
-                got = LazerTables(np.concatenate([self._capsules(el) for el in lazer], axis=1),
-                                  chords.shape[1],
-                                  sum(1 for el in lazer if el.kind is not LAUNCH),
-                                  recent, points)
-            if len(self._lazer_cache) >= LAZER_CACHE:  # (cheaper than evicting one by one)
-                self._lazer_cache.clear()
-            self._lazer_cache[key] = got
+        if got is not None:
+            return got
+        launch = front.is_launch
+        prev = self._lazer_cache.get((lazer[-2], len(lazer) - 1)) if len(lazer) > 1 else None
+        if prev is not None:
+            pose, ex = front.pose, front.exit
+            chords, recent, points = extend(
+                prev.chords, prev.recent, prev.points, *self._shape_tables[self._shape_key(front)],
+                pose.x, pose.y, pose.h, ex.x, ex.y, launch)
+            got = LazerTables(chords, chords.shape[1] - prev.chords.shape[1],
+                              prev.pieces + (not launch), recent, points)
+        else:
+            recent = np.zeros((self.recent, 6))
+            points = np.zeros((2 * self.recent, 3))
+            for j, el in enumerate(reversed(lazer[-self.recent:])):
+                recent[j, 0], recent[j, 5] = 1.0, float(el.is_launch)
+                points[2 * j:2 * j + 2] = ((el.pose.x, el.pose.y, 1.0),
+                                           (el.exit.x, el.exit.y, 1.0))
+            tables = [self._capsules(el) for el in lazer]
+            got = LazerTables(np.concatenate(tables, axis=1), tables[-1].shape[1],
+                              sum(1 for el in lazer if not el.is_launch), recent, points)
+        if len(self._lazer_cache) >= LAZER_CACHE:  # (cheaper than evicting one by one)
+            self._lazer_cache.clear()
+        self._lazer_cache[key] = got
         return got
 
     def rays(self, state: State, seat: int,

@@ -217,3 +217,25 @@ def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
             i += 6
     for i in range(vec.shape[0]):
         vec[i] = min(max(vec[i], -1.0), 1.0)
+
+
+@numba.njit(cache=True, error_model="numpy", nogil=True)
+def extend(chords: np.ndarray, recent: np.ndarray, points: np.ndarray, local: np.ndarray,
+           pts: np.ndarray, x: float, y: float, h: float, ex: float, ey: float,
+           launch: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """A Lazer's tables (capsules, recent rows, recent points: see ``encode.LazerTables``)
+    with one more element at the front, placed at (``x``, ``y``, ``h``) with its exit at
+    (``ex``, ``ey``): its capsules (:func:`place`) after the others, its rows first."""
+    new = place(local, pts, x, y, h)
+    k = chords.shape[1]
+    out = np.empty((14, k + new.shape[1]))
+    out[:, :k] = chords
+    out[:, k:] = new
+    rec = np.zeros_like(recent)
+    rec[0, 0], rec[0, 5] = 1.0, 1.0 if launch else 0.0
+    rec[1:] = recent[:-1]
+    pt = np.empty_like(points)
+    pt[0, 0], pt[0, 1], pt[0, 2] = x, y, 1.0
+    pt[1, 0], pt[1, 1], pt[1, 2] = ex, ey, 1.0
+    pt[2:] = points[:-2]
+    return out, rec, pt
