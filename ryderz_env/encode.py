@@ -129,9 +129,9 @@ class VectorEncoder:
         self.half_width = game.pieces.width / 2.0
         self.lp_width = game.table.cfg.launch_point.width
         self.lp_depth = game.table.cfg.launch_point.depth
-        #: per piece shape (and ``LAUNCH`` for a Launch Point), the centreline points the rays
-        #: see in its local frame and their capsules there; a Launch Point is one capsule
-        #: across its middle, as wide and as deep as the token
+        #: per piece shape (and ``LAUNCH`` for a Launch Point), the capsules the rays see in its
+        #: local frame and their chords' points; a Launch Point is one capsule across its
+        #: middle, as wide and as deep as the token
         lp_r = self.lp_depth / 2.0
         lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
         local = {key: (shape.centreline(1 if shape.side == 0 else arc_segments(
@@ -139,8 +139,8 @@ class VectorEncoder:
             for key, shape in game.shapes.items()}
         local[LAUNCH] = (np.array([[lp_r, -lp_half], [lp_r, lp_half]]), lp_r)
         self._shape_tables = {
-            key: (np.ascontiguousarray(pts, dtype=float),
-                  chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)))
+            key: (chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)),
+                  np.ascontiguousarray(pts, dtype=float))
             for key, (pts, radius) in local.items()}
         #: per Lazer (its newest element and length), its :class:`LazerTables`; per heading,
         #: the ray directions
