@@ -217,6 +217,9 @@ class RyderzAdapter(GameAdapter):
             index = as_index(action["discrete"])
             if index is None or index not in legal:
                 return None
+            a = self.codec.actions[index]
+            if a.kind is not ActionKind.LAUNCH:  # x only places a Launch Point
+                return a
             x = _as_position(action["x"])
         else:
             v = _as_vector(action, len(self.codec) + 1)
@@ -345,7 +348,7 @@ def _as_vector(value: Any, n: int) -> np.ndarray | None:
         arr = np.asarray(value)
     except (TypeError, ValueError):
         return None
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+    if arr.dtype.kind not in "iuf":  # integers or floats (not bools, complex or objects)
         return None
     if arr.shape != (n,) and not (n == 1 and arr.shape == ()):
         return None
