@@ -121,6 +121,7 @@ def play_soak_game(index: int) -> State:
                 legal = s.legal_actions(seat)
                 assert legal, f"seat {seat} has no legal action at {s.decision_kind()}"
                 assert NOOP not in legal
+                assert s.legal_action_ints(seat) == sorted({g.codec.encode(a) for a in legal})
                 acts[seat] = legal[int(rng.integers(len(legal)))]
                 if acts[seat].kind is ActionKind.PHANTOM:
                     phantom_turns.add(s.turn_id)

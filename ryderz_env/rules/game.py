@@ -100,6 +100,8 @@ class Game(GameBase):
         #: legal action lists that depend on the game only, filled by State as they come up:
         #: "launch" (every gear and spread position), ("move", gear, Waveryder power ready)
         self.action_lists: dict[Any, tuple[Action, ...]] = {}
+        #: their codec ints, sorted, per key of ``action_lists``
+        self.action_ints: dict[Any, list[int]] = {}
         k = rules.launch_spread
         self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
                                    for i in range(k))

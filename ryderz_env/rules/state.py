@@ -257,8 +257,28 @@ class State(MachineQueries):
 
     def legal_action_ints(self, seat: int) -> list[int]:
         """The codec ints of the legal actions (each once)."""
-        enc = self.game.codec.encode
-        return sorted({enc(a) for a in self.legal_actions(seat)})
+        if seat not in self.current_players():
+            return []
+        g = self.game
+        key = self._legal_key(seat)
+        ints = None if key is None else g.action_ints.get(key)
+        if ints is None:
+            enc = g.codec.encode
+            ints = sorted({enc(a) for a in self.legal_actions(seat)})
+            if key is not None:  # the same for every state of the game
+                g.action_ints[key] = ints
+        return list(ints)
+
+    def _legal_key(self, seat: int) -> Any:
+        """The key of ``Game.action_lists`` that holds ``seat``'s legal actions now (launch
+        and move decisions), or None."""
+        kind = self.decision["kind"]
+        if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
+            return "launch"
+        if kind == DecisionKind.MOVE._value_:
+            return ("move", self.players[seat].gear,
+                    self._power_ready(seat, Character.GALACTIC_WAVERYDER))
+        return None
 
     def is_legal(self, seat: int, action: Action) -> bool:
         """Whether ``action`` is legal for ``seat`` now (any Launch Point in range included)."""
@@ -330,16 +350,17 @@ class State(MachineQueries):
         self._run()
 
     def _compute_legal(self, seat: int) -> list[Action]:
-        kind = DecisionKind(self.decision["kind"])
         g = self.game
-        p = self.players[seat]
-        if kind in (DecisionKind.ENGINES, DecisionKind.RESPAWN):
-            cached = g.action_lists.get("launch")
+        key = self._legal_key(seat)
+        if key is not None:  # launches and moves: the same lists for every state of the game
+            cached = g.action_lists.get(key)
             if cached is None:
-                cached = g.action_lists["launch"] = tuple(
-                    Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
-                    for x in g.launch_spread)
+                cached = g.action_lists[key] = tuple(
+                    (Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
+                     for x in g.launch_spread) if key == "launch"
+                    else self._move_actions(key[1], key[2]))
             return list(cached)
+        kind = DecisionKind(self.decision["kind"])
         if kind is DecisionKind.POWER:
             acts = [Action(ActionKind.DECLINE)]
             char = g.rules.characters[seat]
@@ -349,15 +370,8 @@ class State(MachineQueries):
                 acts += [Action.sheriff(o, top) for o in range(len(self.players)) if o != seat
                          for top in (False, True)]
             return acts
-        if kind in (DecisionKind.BONUS, DecisionKind.SHARK):
-            yes = ActionKind.BONUS if kind is DecisionKind.BONUS else ActionKind.SHARK
-            return [Action(yes), Action(ActionKind.DECLINE)]
-        wave = self._power_ready(seat, Character.GALACTIC_WAVERYDER)
-        cached = g.action_lists.get(("move", p.gear, wave))
-        if cached is None:
-            cached = g.action_lists[("move", p.gear, wave)] = tuple(
-                self._move_actions(p.gear, wave))
-        return list(cached)
+        yes = ActionKind.BONUS if kind is DecisionKind.BONUS else ActionKind.SHARK
+        return [Action(yes), Action(ActionKind.DECLINE)]
 
     def _move_actions(self, gear_now: int, wave: bool) -> list[Action]:
         """The MOVE actions from ``gear_now`` (the same for every state of the game)."""
