@@ -1,6 +1,10 @@
 """Throughput of the Lazer Ryderz envs, side by side with PettingZoo's classic envs.
 
-Measurements, each for ``--seconds`` of wall-clock time, in one process run. Every player
+Measurements 1-4, each for ``--seconds`` of wall-clock time, in one process run, interleaved:
+``--slices`` rounds in which each env plays its share in turn (each goes on with the game it
+left), after half a second of unmeasured warm-up each, so that a machine whose speed drifts
+during the run (a shared machine's other loads) slows them alike and the ratios hold. Every
+player
 picks a uniformly random legal action of its action mode (``adapter.random_env_action`` on
 the observation's mask: in the default ``hybrid`` mode a random legal discrete part and a
 Launch Point position drawn uniformly in [-1, 1]).
@@ -24,7 +28,8 @@ All envs are reset with seeds ``--seed``, ``--seed + 1``, ... and the random cho
 ``numpy.random.default_rng(--seed)``. Targets (from the issue): vector-mode steps/s at least
 0.3x connect_four_v3's and 3x chess_v6's, ratios measured on the same machine in the same run.
 
-Usage: ``python bench/bench_ryderz_env.py [--seconds 10] [--seed 0] [--json out.json]``
+Usage: ``python bench/bench_ryderz_env.py [--seconds 10] [--slices 20] [--seed 0]
+[--json out.json]``
 """
 
 from __future__ import annotations
@@ -42,8 +47,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from common import (  # noqa: E402
+    AecRunner,
     Result,
     bench_aec,
+    bench_interleaved,
     chess_env_factory,
     connect_four_env,
     header,
@@ -59,7 +66,7 @@ CHESS_TARGET = 3.0  # vector-mode steps/s over chess_v6's, at least
 
 
 def ryderz(**options: Any) -> tuple[Callable[[], Any], Callable[[Any, np.random.Generator], Any]]:
-    """An env factory and its random-action picker for ``bench_aec``."""
+    """An env factory and its random-action picker for ``AecRunner`` / ``bench_aec``."""
     probe = ryderz_env.env(**options)
     adapter = probe.unwrapped.adapter
     key = adapter.mask_key
@@ -104,6 +111,12 @@ def split(seconds: float, seed: int) -> dict[str, float]:
             "rays_us": spent["rays"] * per, "rest_us": (step_s - spent["encode"]) * per}
 
 
+def _factory_seed_pick(options: dict[str, Any], seed: int) -> tuple[Any, int, Any]:
+    """``AecRunner``'s arguments for a Ryderz env with ``options``."""
+    make, pick = ryderz(**options)
+    return make, seed, pick
+
+
 def show(name: str, res: Result) -> None:
     """Print one measurement on one line."""
     print(f"{name:17}: {res.steps_per_s:10,.0f} steps/s {res.games_per_s:8,.2f} games/s  "
@@ -113,30 +126,30 @@ def show(name: str, res: Result) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per measurement")
+    ap.add_argument("--slices", type=int, default=20,
+                    help="interleave the envs' measurements in this many rounds")
     args = ap.parse_args(argv)
     header(args, "measurement")
     results: dict[str, Any] = {"python": platform.python_version(),
                                "machine": platform.machine(), "seconds": args.seconds,
                                "seed": args.seed}
-    runs = {"ryderz_vector": {}, "ryderz_image": {"obs_mode": "image"},
-            "ryderz_discrete": {"action_mode": "discrete"}}
-    for name, options in runs.items():
-        make, pick = ryderz(**options)
-        res = bench_aec(make, args.seconds, args.seed, pick)
-        show(name.replace("_", " "), res)
-        results[name] = asdict(res)
-    c4 = bench_aec(connect_four_env, args.seconds, args.seed)
-    show("connect_four_v3", c4)
-    results["connect_four_v3"] = asdict(c4)
+    runners = {name: AecRunner(*_factory_seed_pick(options, args.seed)) for name, options in (
+        ("ryderz_vector", {}), ("ryderz_image", {"obs_mode": "image"}),
+        ("ryderz_discrete", {"action_mode": "discrete"}))}
+    runners["connect_four_v3"] = AecRunner(connect_four_env, args.seed)
     chess_env = chess_env_factory()
-    ch = None
+    if chess_env is not None:
+        runners["chess_v6"] = AecRunner(chess_env, args.seed)
+    measured = bench_interleaved(runners, args.seconds, args.slices)
+    for name, res in measured.items():
+        show(name if name.endswith("_v3") or name.endswith("_v6") else name.replace("_", " "),
+             res)
+        results[name] = asdict(res)
     if chess_env is None:
         print("chess_v6         : skipped: the 'chess' package is not installed "
               "(pip install chess)")
-    else:
-        ch = bench_aec(chess_env, args.seconds, args.seed)
-        show("chess_v6", ch)
-    results["chess_v6"] = None if ch is None else asdict(ch)
+        results["chess_v6"] = None
+    c4, ch = measured["connect_four_v3"], measured.get("chess_v6")
     sp = split(args.seconds, args.seed)
     print(f"vector step split: {sp['us_per_step']:.0f} us = encoder {sp['encoder_us']:.0f} "
           f"+ engine/env/loop {sp['rest_us']:.0f} ({sp['encodes_per_step']:.2f} encodings a "

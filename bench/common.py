@@ -142,37 +142,82 @@ def make_result(seconds: float, steps: int, games: int, actions: int | None = No
 random_masked = random_masked_index
 
 
+class AecRunner:
+    """Random masked play of one AEC env, games back to back, that can be paused: each
+    :meth:`play` goes on with the game the last one left, so that several envs can be
+    measured in interleaved slices (:func:`bench_interleaved`). ``pick(observation, rng)``
+    chooses an action (default: a random index of ``observation["action_mask"]``)."""
+
+    def __init__(self, make_env: Callable[[], Any], seed: int,
+                 pick: Callable[[Any, np.random.Generator], Any] | None = None) -> None:
+        self.env = make_env()
+        self.rng = np.random.default_rng(seed)
+        self.pick = pick or (lambda observation, rng: random_masked(
+            observation["action_mask"], rng))
+        self.game_seed = seed
+        self.steps = self.games = 0
+        self.seconds = 0.0
+        self._agents: Any = None  # the agent iterator of the game in progress
+
+    def play(self, seconds: float) -> None:
+        """Play for ``seconds`` of wall-clock time (to the first step past it)."""
+        env, pick, rng = self.env, self.pick, self.rng
+        start = now = time.perf_counter()
+        deadline = start + seconds
+        while now < deadline:
+            if self._agents is None:
+                env.reset(seed=self.game_seed)
+                self.game_seed += 1
+                self._agents = iter(env.agent_iter())
+            for _agent in self._agents:
+                observation, _reward, termination, truncation, _info = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                env.step(pick(observation, rng))
+                self.steps += 1
+                now = time.perf_counter()
+                if now >= deadline:
+                    break
+            else:  # the game is over
+                self.games += 1
+                self._agents = None
+            now = time.perf_counter()
+        self.seconds += now - start
+
+    def result(self) -> Result:
+        """What was measured so far."""
+        return make_result(self.seconds, self.steps, self.games)
+
+
 def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int,
               pick: Callable[[Any, np.random.Generator], Any] | None = None) -> Result:
-    """Play random masked games of an AEC env back to back for ``seconds``; ``pick(observation,
-    rng)`` chooses an action (default: a random index of ``observation["action_mask"]``)."""
-    rng = np.random.default_rng(seed)
-    env = make_env()
-    if pick is None:
-        def pick(observation: Any, rng: np.random.Generator) -> Any:
-            return random_masked(observation["action_mask"], rng)
-    steps = games = 0
-    game_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        env.reset(seed=game_seed)
-        game_seed += 1
-        for _agent in env.agent_iter():
-            observation, _reward, termination, truncation, _info = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            env.step(pick(observation, rng))
-            steps += 1
-            now = time.perf_counter()
-            if now >= deadline:
-                break
-        games += not env.agents
-        now = time.perf_counter()
-    env.close()
-    return make_result(now - start, steps, games)
+    """Play random masked games of an AEC env back to back for ``seconds`` (see
+    :class:`AecRunner`)."""
+    runner = AecRunner(make_env, seed, pick)
+    runner.play(seconds)
+    runner.env.close()
+    return runner.result()
+
+
+def bench_interleaved(runners: dict[str, AecRunner], seconds: float, slices: int,
+                      warmup: float = 0.5) -> dict[str, Result]:
+    """Measure several envs for ``seconds`` each, in ``slices`` rounds of a slice of each in
+    turn, so that a machine whose speed drifts during the run (other loads, clock changes)
+    slows them alike and their ratios hold. Each first plays ``warmup`` seconds unmeasured
+    (first calls: imports, compiled code loaded from its cache)."""
+    for runner in runners.values():
+        runner.play(warmup)
+        runner.steps = runner.games = 0
+        runner.seconds = 0.0
+    for _ in range(slices):
+        for runner in runners.values():
+            runner.play(seconds / slices)
+    results = {}
+    for name, runner in runners.items():
+        runner.env.close()
+        results[name] = runner.result()
+    return results
 
 
 def connect_four_env() -> Any:

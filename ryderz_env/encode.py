@@ -378,10 +378,15 @@ class VectorEncoder:
         vec[: self._head_size] = out
         # the rays, the recent pieces' points turned and moved into the observer's frame, the
         # clip to [-1, 1], in one compiled call
-        no = self._no_recent
+        no_rec, no_pts = self._no_recent
+        recents, points = [], []
+        for t in tables:
+            if t is None:
+                recents.append(no_rec)
+                points.append(no_pts)
+            else:
+                recents.append(t.recent)
+                points.append(t.points)
         finish(vec, self._head_size, *self._cast_args(state, seat, fr, tables), self.ray_range,
-               tuple(no[0] if t is None else t.recent for t in tables),
-               tuple(no[1] if t is None else t.points for t in tables),
-               np.array([[c * k, -sn * k], [sn * k, c * k],
-                         [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]]))
+               tuple(recents), tuple(points), fx, fy, c, sn, k)
         return vec

@@ -193,12 +193,16 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
 def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
            tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
            edge_dist: np.ndarray, ray_range: float, recents: tuple[np.ndarray, ...],
-           points: tuple[np.ndarray, ...], frame: np.ndarray) -> None:  # pragma: no cover
+           points: tuple[np.ndarray, ...], fx: float, fy: float, c: float, sn: float,
+           k: float) -> None:  # pragma: no cover
     """The end of an observation vector (float32), from ``at``: the rays (:func:`cast`, also
     no further than ``edge_dist`` and ``ray_range``, as fractions of ``ray_range``), then per
     seat its recent pieces (rows of ``recents``: present, 4 slots for the points, is a Launch
-    Point), their entry and exit points (``points``, (x, y, 1) rows) mapped by the (3, 2)
-    ``frame`` into the observer's frame; then the whole vector clipped to [-1, 1]."""
+    Point), their entry and exit points (``points``, (x, y, 1) rows) turned and moved into
+    the observer's frame (at (``fx``, ``fy``), heading cosine ``c`` and sine ``sn``) and
+    scaled by ``k``; then the whole vector clipped to [-1, 1]."""
+    frame = np.array([[c * k, -sn * k], [sn * k, c * k],
+                      [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
     n_rays = dirs.shape[1]
     dist = np.empty(n_rays)
     cast(dirs, ox, oy, tables, skip, edges, circle, dist)
