@@ -22,6 +22,8 @@ import numpy as np
 #: how near (inches; squared inches for the ends) the ray origin lies to a capsule's side
 #: line or outline when the rounding of the cast may decide what a ray sees
 GRAZE = 1e-9
+#: added to a capsule's bounding radius (inches) when rays are screened against it
+BOUND_MARGIN = 1e-7
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
@@ -88,10 +90,24 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
     if near and _inside(ox, oy, chords):
         out[:] = 0.0
         return
+    # each capsule's bounding circle, seen from the origin: a ray that passes it by, or
+    # whose best hit so far is nearer than the circle, need not test the capsule (every
+    # point a test can find lies on the capsule, so within the circle; the margin covers
+    # rounding)
+    wx = np.empty(n_ch)
+    wy = np.empty(n_ch)
+    rr = np.empty(n_ch)
+    for j in range(n_ch):
+        wx[j] = (chords[8, j] + chords[9, j]) * 0.5 - ox
+        wy[j] = (chords[10, j] + chords[11, j]) * 0.5 - oy
+        rr[j] = chords[6, j] + chords[7, j] + BOUND_MARGIN
     for k in range(n_rays):
         dx, dy = dirs[0, k], dirs[1, k]
         best = np.inf
         for j in range(n_ch):
+            along = dx * wx[j] + dy * wy[j]
+            if along < -rr[j] or along - rr[j] > best or abs(dx * wy[j] - dy * wx[j]) > rr[j]:
+                continue
             if lined[j]:
                 t = _sides_by_line(dx, dy, ox, oy, chords, j)
             else:
@@ -102,20 +118,22 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
                     t = np.inf
             if t < best:
                 best = t
-        for v in range(n_v):
-            bb = dx * cx[v] + dy * cy[v]
-            if e[v] < GRAZE:  # |c - t d| = r from on (or in) the disc's outline
-                disc = bb * bb - e[v]
-                if disc >= 0.0:
-                    t = bb - math.sqrt(disc)
-                    if 0.0 <= t < best:
-                        best = t
-            elif bb > 0.0:  # a disc behind the origin is not met
-                disc = bb * bb - e[v]
-                if disc >= 0.0:
-                    t = bb - math.sqrt(disc)
-                    if t < best:
-                        best = t
+            if j >= n_ends:
+                continue
+            for v in range(2 * j, 2 * j + 2):
+                bb = dx * cx[v] + dy * cy[v]
+                if e[v] < GRAZE:  # |c - t d| = r from on (or in) the disc's outline
+                    disc = bb * bb - e[v]
+                    if disc >= 0.0:
+                        t = bb - math.sqrt(disc)
+                        if 0.0 <= t < best:
+                            best = t
+                elif bb > 0.0:  # a disc behind the origin is not met
+                    disc = bb * bb - e[v]
+                    if disc >= 0.0:
+                        t = bb - math.sqrt(disc)
+                        if t < best:
+                            best = t
         if circle > 0.0:  # |o + t d| = R, the root ahead
             b = dx * ox + dy * oy
             root = b * b - ((ox * ox + oy * oy) - circle * circle)
