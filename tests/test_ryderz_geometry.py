@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -42,13 +43,14 @@ from ryderz_builders import (
     straight_at,
 )
 
-from ryderz_env.rules import ChanceKind, DecisionKind, Move, PieceKind, Pose, Prizm
+from ryderz_env.rules import ChanceKind, DecisionKind, Game, Move, PieceKind, Pose, Prizm
 from ryderz_env.rules.config import TableConfig
 from ryderz_env.rules.geometry import (
     Table,
     contact_parts,
     crossing_parts,
     joint_line,
+    nudge_obstacle,
     nudge_point,
 )
 
@@ -579,3 +581,16 @@ def test_crossing_through_a_joint_inside_the_disc_scores_despite_rounding():
     b = s.players[0].lazer[-1]
     assert crossing_parts(disc(g, *c), [a.poly, b.poly], 1e-3, 1e-5) == 2
     assert s.prizms[0].owner == 0
+
+
+def test_game_keeps_nudge_obstacles_of_pieces_and_does_not_pickle_them() -> None:
+    g = Game()
+    s = g.new_initial_state(0)
+    el = g.launch_element(0, 0.5, 0)
+    got = g.nudge_obstacle(el)
+    r = g.rules
+    assert got.equals_exact(nudge_obstacle(el.poly, r.prizm_radius, r.nudge_clearance), 0.0)
+    assert g.nudge_obstacle(el) is got  # kept
+    assert el in g.nudge_obstacles
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy.game.nudge_obstacles == {}

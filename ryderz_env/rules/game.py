@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from shapely import Polygon
 
 from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
 from ryderz_env.rules.config import (
@@ -27,6 +28,7 @@ from ryderz_env.rules.geometry import (
     launch_exit,
     launch_outline,
     make_element,
+    nudge_obstacle,
 )
 from ryderz_env.rules.state import State, gear_deals
 from tabletop.errors import ConfigError, IllegalActionError
@@ -36,6 +38,8 @@ from tabletop.protocol import GameInfo
 NAME = "lazer_ryderz"
 # decisions a turn can ask: power, bonus, move, shark, respawn
 _DECISIONS_PER_TURN = 5
+#: pieces whose Nudge obstacles a game keeps (all forgotten when it is full)
+NUDGE_CACHE = 1024
 
 
 class Game(GameBase):
@@ -102,6 +106,10 @@ class Game(GameBase):
         self.action_lists: dict[Any, tuple[Action, ...]] = {}
         #: their codec ints, sorted, per key of ``action_lists``
         self.action_ints: dict[Any, list[int]] = {}
+        #: per piece on some table, where a nudged Prizm may not lie because of it
+        #: (``geometry.nudge_obstacle``: a buffer, costly; pieces are immutable and shared
+        #: between states); emptied when full, and not pickled
+        self.nudge_obstacles: dict[Element, Polygon] = {}
         k = rules.launch_spread
         self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
                                    for i in range(k))
@@ -114,6 +122,22 @@ class Game(GameBase):
             min_utility=-rules.win_reward / (n - 1),
             max_utility=rules.win_reward,
         )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["nudge_obstacles"] = {}  # a cache of costly buffers, found again when asked
+        return state
+
+    def nudge_obstacle(self, el: Element) -> Polygon:
+        """``geometry.nudge_obstacle`` of a piece on the table (kept: pieces are immutable)."""
+        cache = self.nudge_obstacles
+        got = cache.get(el)
+        if got is None:
+            if len(cache) >= NUDGE_CACHE:
+                cache.clear()
+            r = self.rules
+            got = cache[el] = nudge_obstacle(el.poly, r.prizm_radius, r.nudge_clearance)
+        return got
 
     def _start_prizms(self) -> list[tuple[float, float]]:
         """A regular polygon around the table's centre, its vertices facing the seats."""

@@ -12,6 +12,7 @@ local frame has its entry pose at the origin heading along +x, with +y to its le
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -443,20 +444,32 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
     return sum(1 for p in shapely.get_parts(rest) if p.area >= min_area)
 
 
+#: segments per quarter circle of the buffers a Nudge's search draws
+NUDGE_QUAD_SEGS = 16
+
+
+def nudge_obstacle(piece: Polygon, radius: float, clearance: float) -> Polygon:
+    """Where a nudged Prizm's centre may not lie because of ``piece``: the piece grown by the
+    disc's ``radius`` and the ``clearance`` (see :func:`nudge_point`)."""
+    q = NUDGE_QUAD_SEGS
+    return shapely.buffer(piece, inflate(radius + clearance, q), quad_segs=q)
+
+
 def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
                 prizms: list[tuple[float, float]], table: Table, radius: float,
                 clearance: float, tol: float,
                 boxes: np.ndarray | list[tuple[float, float, float, float]] | None = None,
+                grown: Callable[[int], Polygon] | None = None,
                 ) -> tuple[float, float] | None:
     """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
     and other Prizm and wholly on the table; ``None`` when there is none. ``boxes``, when
-    given, are the pieces' bounds (``Element.bbox``), so they need not be computed again.
+    given, are the pieces' bounds (``Element.bbox``), so they need not be computed again;
+    ``grown(i)``, when given, is :func:`nudge_obstacle` of piece ``i`` (kept by the caller).
 
     Only obstacles within the search radius can matter, so the search grows a disc around the
     centre until a free point turns up or the disc covers the table.
     """
-    q = 16
-    d_piece = inflate(radius + clearance, q)
+    q = NUDGE_QUAD_SEGS
     d_prizm = inflate(2 * radius + clearance, q)
     free_table = table.inset(radius + tol)
     cx, cy = centre
@@ -467,10 +480,11 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
     limit = 2.0 * max(table.min_width, math.hypot(*table.polygon.bounds[2:]) * 2.0)
     while rho <= limit:
         reach = rho + d_prizm
-        near = [pieces[i] for i in np.flatnonzero(
+        near = np.flatnonzero(
             (box[:, 0] <= cx + reach) & (box[:, 2] >= cx - reach)
-            & (box[:, 1] <= cy + reach) & (box[:, 3] >= cy - reach))]
-        blocked = [shapely.buffer(p, d_piece, quad_segs=q) for p in near]
+            & (box[:, 1] <= cy + reach) & (box[:, 3] >= cy - reach)).tolist()
+        blocked = [nudge_obstacle(pieces[i], radius, clearance) if grown is None else grown(i)
+                   for i in near]
         blocked += [Point(p).buffer(d_prizm, quad_segs=q) for p in prizms
                     if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         region = shapely.intersection(free_table, Point(centre).buffer(rho, quad_segs=q))

@@ -876,7 +876,8 @@ class State(MachineQueries):
         els, polys = self._table_index()
         target = nudge_point((pz.x, pz.y), list(polys), others,
                              self.game.table, r.prizm_radius, r.nudge_clearance,
-                             r.touch_tolerance, boxes=[e.bbox for e in els])
+                             r.touch_tolerance, boxes=[e.bbox for e in els],
+                             grown=lambda i: self.game.nudge_obstacle(els[i]))
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
             self._touch.pop(j, None)
