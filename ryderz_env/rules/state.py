@@ -630,7 +630,7 @@ class State(MachineQueries):
         el = p.lazer.pop(0)
         if not el.is_launch:
             p.supply[el.gear - 1][el.kind] += 1
-        self._table_changed()
+        self._table_changed(removed=[[el]])
 
     def _place_straight(self, seat: int, gear: int) -> None:
         if self.status is not Outcome.IN_PROGRESS:
@@ -766,19 +766,35 @@ class State(MachineQueries):
                     owners[k].add(els[i].owner)
         return owners
 
-    def _table_changed(self, added: Element | None = None) -> None:
-        """The table's pieces changed: by ``added`` alone, or in any way (None). An added
-        piece adds its owner to the known colours of the Prizms it touches (the same box and
-        distance tests as ``_find_colours``, so the same answer as finding them again)."""
+    def _table_changed(self, added: Element | None = None,
+                       removed: list[list[Element]] | None = None) -> None:
+        """The table's pieces changed: by ``added`` alone, by the groups of pieces
+        ``removed`` alone, or in any way (neither given). An added piece adds its owner to the
+        known colours of the Prizms it touches (the same box and distance tests as
+        ``_find_colours``, so the same answer as finding them again); a Prizm within reach of
+        a removed group's bounding box has its colours found again when next asked."""
         self._index = None
         touch = self._touch
-        if added is None:
-            touch.clear()
-            return
         if not touch:
             return
         r = self.game.rules
         reach = r.prizm_radius + r.touch_tolerance
+        if removed is not None:
+            reach += 1e-9  # (a box test for sure, whatever the rounding)
+            for group in removed:
+                if not group:
+                    continue
+                x0 = min(e.bbox[0] for e in group) - reach
+                y0 = min(e.bbox[1] for e in group) - reach
+                x1 = max(e.bbox[2] for e in group) + reach
+                y1 = max(e.bbox[3] for e in group) + reach
+                for j in [j for j in touch if x0 <= (q := self.prizms[j]).x <= x1
+                          and y0 <= q.y <= y1]:
+                    del touch[j]
+            return
+        if added is None:
+            touch.clear()
+            return
         x0, y0, x1, y1 = added.bbox
         near = [j for j, owners in touch.items() if added.owner not in owners
                 and x0 <= (q := self.prizms[j]).x + reach and y0 <= q.y + reach
@@ -915,10 +931,12 @@ class State(MachineQueries):
                     hits[other.owner] = max(hits.get(other.owner, -1), k)
         if not crashed:
             return False
+        removed = [p.lazer]
         for victim, k in sorted(hits.items()):
             v = self.players[victim]
             keep = v.lazer[-1:] if k == len(v.lazer) - 1 else v.lazer[k + 1:]
-            for e in v.lazer[: len(v.lazer) - len(keep)]:
+            removed.append(v.lazer[: len(v.lazer) - len(keep)])
+            for e in removed[-1]:
                 if not e.is_launch:
                     v.supply[e.gear - 1][e.kind] += 1
             v.lazer = keep
@@ -926,7 +944,7 @@ class State(MachineQueries):
             if not e.is_launch:
                 p.supply[e.gear - 1][e.kind] += 1
         p.lazer, p.head = [], None
-        self._table_changed()
+        self._table_changed(removed=removed)
         return True
 
     def _joint_only(self, el: Element, other: Element) -> bool:
