@@ -24,6 +24,9 @@ from tabletop.errors import IllegalActionError
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord, json_value
 
+#: legal sets whose masks a session keeps (all forgotten when it is full)
+MASK_CACHE = 256
+
 
 def as_index(value: Any) -> int | None:
     """An integer action index, or None: one number (an int, a numpy integer, a whole
@@ -190,6 +193,8 @@ class GameSession:
         self._no_mask = np.zeros(adapter.num_actions, dtype=np.int8)
         self._noop_mask = self._no_mask.copy()
         self._noop_mask[0] = 1
+        #: masks by legal set (games ask the same few sets again and again), copied out
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         #: what :meth:`take_rewards` returns when no reward was earned (read-only)
         self.zero_rewards = np.zeros(self.n, dtype=np.float64)
         self.zero_rewards.flags.writeable = False
@@ -259,10 +264,14 @@ class GameSession:
         legal = self.legal(seat)
         if not legal:
             return self._noop_mask.copy()
-        m = self._no_mask.copy()
-        for a in legal:  # cheaper than m[legal] = 1 for the few legal actions there are
-            m[a] = 1
-        return m
+        key = tuple(legal)
+        m = self._masks.get(key)
+        if m is None:
+            if len(self._masks) >= MASK_CACHE:
+                self._masks.clear()
+            m = self._masks[key] = self._no_mask.copy()
+            m[legal] = 1
+        return m.copy()
 
     def observation(self, seat: int) -> np.ndarray:
         """``adapter.encode(state, seat)``: a new array at every call (encoded once per
