@@ -50,7 +50,7 @@ from ryderz_env.rules.geometry import (
     contact_parts,
     crossing_parts,
     joint_line,
-    nudge_obstacle,
+    nudge_obstacles,
     nudge_point,
 )
 
@@ -587,10 +587,11 @@ def test_game_keeps_nudge_obstacles_of_pieces_and_does_not_pickle_them() -> None
     g = Game()
     s = g.new_initial_state(0)
     el = g.launch_element(0, 0.5, 0)
-    got = g.nudge_obstacle(el)
+    (got,) = g.nudge_obstacles_of([el])
     r = g.rules
-    assert got.equals_exact(nudge_obstacle(el.poly, r.prizm_radius, r.nudge_clearance), 0.0)
-    assert g.nudge_obstacle(el) is got  # kept
+    (want,) = nudge_obstacles([el.poly], r.prizm_radius, r.nudge_clearance)
+    assert got.equals_exact(want, 0.0)
+    assert g.nudge_obstacles_of([el])[0] is got  # kept
     assert el in g.nudge_obstacles
     copy = pickle.loads(pickle.dumps(s))
     assert copy.game.nudge_obstacles == {}

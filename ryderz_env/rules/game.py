@@ -28,7 +28,7 @@ from ryderz_env.rules.geometry import (
     launch_exit,
     launch_outline,
     make_element,
-    nudge_obstacle,
+    nudge_obstacles,
 )
 from ryderz_env.rules.state import State, gear_deals
 from tabletop.errors import ConfigError, IllegalActionError
@@ -128,16 +128,19 @@ class Game(GameBase):
         state["nudge_obstacles"] = {}  # a cache of costly buffers, found again when asked
         return state
 
-    def nudge_obstacle(self, el: Element) -> Polygon:
-        """``geometry.nudge_obstacle`` of a piece on the table (kept: pieces are immutable)."""
+    def nudge_obstacles_of(self, els: list[Element]) -> list[Polygon]:
+        """``geometry.nudge_obstacles`` of pieces on the table (kept: pieces are immutable),
+        those not kept found in one call."""
         cache = self.nudge_obstacles
-        got = cache.get(el)
-        if got is None:
-            if len(cache) >= NUDGE_CACHE:
+        new = [el for el in els if el not in cache]
+        if new:
+            if len(cache) + len(new) > NUDGE_CACHE:
                 cache.clear()
+                new = els
             r = self.rules
-            got = cache[el] = nudge_obstacle(el.poly, r.prizm_radius, r.nudge_clearance)
-        return got
+            cache.update(zip(new, nudge_obstacles([el.poly for el in new], r.prizm_radius,
+                                                  r.nudge_clearance), strict=True))
+        return [cache[el] for el in els]
 
     def _start_prizms(self) -> list[tuple[float, float]]:
         """A regular polygon around the table's centre, its vertices facing the seats."""

@@ -448,23 +448,25 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
 NUDGE_QUAD_SEGS = 16
 
 
-def nudge_obstacle(piece: Polygon, radius: float, clearance: float) -> Polygon:
-    """Where a nudged Prizm's centre may not lie because of ``piece``: the piece grown by the
-    disc's ``radius`` and the ``clearance`` (see :func:`nudge_point`)."""
+def nudge_obstacles(pieces: list[Polygon], radius: float, clearance: float) -> list[Polygon]:
+    """Where a nudged Prizm's centre may not lie because of each of ``pieces``: the piece
+    grown by the disc's ``radius`` and the ``clearance`` (see :func:`nudge_point`)."""
     q = NUDGE_QUAD_SEGS
-    return shapely.buffer(piece, inflate(radius + clearance, q), quad_segs=q)
+    return list(shapely.buffer(np.array(pieces, dtype=object), inflate(radius + clearance, q),
+                               quad_segs=q))
 
 
 def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
                 prizms: list[tuple[float, float]], table: Table, radius: float,
                 clearance: float, tol: float,
                 boxes: np.ndarray | list[tuple[float, float, float, float]] | None = None,
-                grown: Callable[[int], Polygon] | None = None,
+                grown: Callable[[list[int]], list[Polygon]] | None = None,
                 ) -> tuple[float, float] | None:
     """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
     and other Prizm and wholly on the table; ``None`` when there is none. ``boxes``, when
     given, are the pieces' bounds (``Element.bbox``), so they need not be computed again;
-    ``grown(i)``, when given, is :func:`nudge_obstacle` of piece ``i`` (kept by the caller).
+    ``grown(indices)``, when given, is :func:`nudge_obstacles` of those pieces (kept by the
+    caller).
 
     Only obstacles within the search radius can matter, so the search grows a disc around the
     centre until a free point turns up or the disc covers the table.
@@ -483,10 +485,11 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
         near = np.flatnonzero(
             (box[:, 0] <= cx + reach) & (box[:, 2] >= cx - reach)
             & (box[:, 1] <= cy + reach) & (box[:, 3] >= cy - reach)).tolist()
-        blocked = [nudge_obstacle(pieces[i], radius, clearance) if grown is None else grown(i)
-                   for i in near]
-        blocked += [Point(p).buffer(d_prizm, quad_segs=q) for p in prizms
-                    if math.hypot(p[0] - cx, p[1] - cy) <= reach]
+        blocked = (nudge_obstacles([pieces[i] for i in near], radius, clearance)
+                   if grown is None else grown(near))
+        others = [p for p in prizms if math.hypot(p[0] - cx, p[1] - cy) <= reach]
+        if others:
+            blocked += list(shapely.buffer(shapely.points(others), d_prizm, quad_segs=q))
         region = shapely.intersection(free_table, Point(centre).buffer(rho, quad_segs=q))
         if blocked:
             region = shapely.difference(region, shapely.union_all(blocked))

@@ -893,7 +893,8 @@ class State(MachineQueries):
         target = nudge_point((pz.x, pz.y), list(polys), others,
                              self.game.table, r.prizm_radius, r.nudge_clearance,
                              r.touch_tolerance, boxes=[e.bbox for e in els],
-                             grown=lambda i: self.game.nudge_obstacle(els[i]))
+                             grown=lambda near: self.game.nudge_obstacles_of(
+                                 [els[i] for i in near]))
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
             self._touch.pop(j, None)
