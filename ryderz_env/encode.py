@@ -97,15 +97,14 @@ def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarra
 class LazerTables(NamedTuple):
     """What the encoder keeps per Lazer: its elements' capsules joined (a ``chord_table``),
     how many of them are the front element's (the last ones), how many pieces it has
-    (Launch Points not counted), and its ``recent`` block: the rows without the points
-    (newest first: present, 4 zeros, is a Launch Point) and the points, entry and exit of
-    each element in table coordinates as (x, y, 1), all 0 where no element."""
+    (Launch Points not counted), and its ``recent`` block before the move into an
+    observer's frame: per element, newest first, present, entry x and y, exit x and y in
+    table coordinates, is a Launch Point; all 0 where no element."""
 
     chords: np.ndarray
     front: int
     pieces: int
     recent: np.ndarray
-    points: np.ndarray
 
 
 class VectorEncoder:
@@ -146,7 +145,7 @@ class VectorEncoder:
         #: the ray directions
         self._lazer_cache: dict[tuple[Element, int], LazerTables] = {}
         self._directions: dict[float, np.ndarray] = {}
-        self._no_recent = (np.zeros((recent_pieces, 6)), np.zeros((2 * recent_pieces, 3)))
+        self._no_recent = np.zeros((recent_pieces, 6))
         self._no_chords = np.zeros((14, 0))
         self._no_edge_dist = np.full(num_rays, np.inf)
         self.ray_angles = np.arange(num_rays) * (2.0 * math.pi / num_rays)
@@ -211,21 +210,18 @@ class VectorEncoder:
         prev = self._lazer_cache.get((lazer[-2], len(lazer) - 1)) if len(lazer) > 1 else None
         if prev is not None:
             pose, ex = front.pose, front.exit
-            chords, recent, points = extend(
-                prev.chords, prev.recent, prev.points, *self._shape_tables[self._shape_key(front)],
+            chords, recent = extend(
+                prev.chords, prev.recent, *self._shape_tables[self._shape_key(front)],
                 pose.x, pose.y, pose.h, ex.x, ex.y, launch)
             got = LazerTables(chords, chords.shape[1] - prev.chords.shape[1],
-                              prev.pieces + (not launch), recent, points)
+                              prev.pieces + (not launch), recent)
         else:
             recent = np.zeros((self.recent, 6))
-            points = np.zeros((2 * self.recent, 3))
             for j, el in enumerate(reversed(lazer[-self.recent:])):
-                recent[j, 0], recent[j, 5] = 1.0, float(el.is_launch)
-                points[2 * j:2 * j + 2] = ((el.pose.x, el.pose.y, 1.0),
-                                           (el.exit.x, el.exit.y, 1.0))
+                recent[j] = (1.0, el.pose.x, el.pose.y, el.exit.x, el.exit.y, float(el.is_launch))
             tables = [self._capsules(el) for el in lazer]
             got = LazerTables(np.concatenate(tables, axis=1), tables[-1].shape[1],
-                              sum(1 for el in lazer if not el.is_launch), recent, points)
+                              sum(1 for el in lazer if not el.is_launch), recent)
         if len(self._lazer_cache) >= LAZER_CACHE:  # (cheaper than evicting one by one)
             self._lazer_cache.clear()
         self._lazer_cache[key] = got
@@ -378,15 +374,7 @@ class VectorEncoder:
         vec[: self._head_size] = out
         # the rays, the recent pieces' points turned and moved into the observer's frame, the
         # clip to [-1, 1], in one compiled call
-        no_rec, no_pts = self._no_recent
-        recents, points = [], []
-        for t in tables:
-            if t is None:
-                recents.append(no_rec)
-                points.append(no_pts)
-            else:
-                recents.append(t.recent)
-                points.append(t.points)
+        no = self._no_recent
         finish(vec, self._head_size, *self._cast_args(state, seat, fr, tables), self.ray_range,
-               tuple(recents), tuple(points), fx, fy, c, sn, k)
+               tuple(no if t is None else t.recent for t in tables), fx, fy, c, sn, k)
         return vec

@@ -211,14 +211,13 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
 def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
            tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
            edge_dist: np.ndarray, ray_range: float, recents: tuple[np.ndarray, ...],
-           points: tuple[np.ndarray, ...], fx: float, fy: float, c: float, sn: float,
-           k: float) -> None:  # pragma: no cover
+           fx: float, fy: float, c: float, sn: float, k: float) -> None:  # pragma: no cover
     """The end of an observation vector (float32), from ``at``: the rays (:func:`cast`, also
     no further than ``edge_dist`` and ``ray_range``, as fractions of ``ray_range``), then per
-    seat its recent pieces (rows of ``recents``: present, 4 slots for the points, is a Launch
-    Point), their entry and exit points (``points``, (x, y, 1) rows) turned and moved into
-    the observer's frame (at (``fx``, ``fy``), heading cosine ``c`` and sine ``sn``) and
-    scaled by ``k``; then the whole vector clipped to [-1, 1]."""
+    seat its recent pieces (rows of ``recents``: present, entry x and y, exit x and y in table
+    coordinates, is a Launch Point), the points turned and moved into the observer's frame
+    (at (``fx``, ``fy``), heading cosine ``c`` and sine ``sn``) and scaled by ``k``; then the
+    whole vector clipped to [-1, 1]."""
     frame = np.array([[c * k, -sn * k], [sn * k, c * k],
                       [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
     n_rays = dirs.shape[1]
@@ -228,11 +227,12 @@ def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
         vec[at + k] = min(min(dist[k], edge_dist[k]), ray_range) / ray_range
     i = at + n_rays
     for s in range(len(recents)):
-        rec, pts = recents[s], points[s]
+        rec = recents[s]
         for j in range(rec.shape[0]):
-            vec[i] = rec[j, 0]
+            w = rec[j, 0]  # present: the move applies to the points of pieces there are
+            vec[i] = w
             for end in range(2):
-                x, y, w = pts[2 * j + end, 0], pts[2 * j + end, 1], pts[2 * j + end, 2]
+                x, y = rec[j, 1 + 2 * end], rec[j, 2 + 2 * end]
                 vec[i + 1 + 2 * end] = x * frame[0, 0] + y * frame[1, 0] + w * frame[2, 0]
                 vec[i + 2 + 2 * end] = x * frame[0, 1] + y * frame[1, 1] + w * frame[2, 1]
             vec[i + 5] = rec[j, 5]
@@ -242,22 +242,19 @@ def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def extend(chords: np.ndarray, recent: np.ndarray, points: np.ndarray, local: np.ndarray,
-           pts: np.ndarray, x: float, y: float, h: float, ex: float, ey: float,
-           launch: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """A Lazer's tables (capsules, recent rows, recent points: see ``encode.LazerTables``)
-    with one more element at the front, placed at (``x``, ``y``, ``h``) with its exit at
-    (``ex``, ``ey``): its capsules (:func:`place`) after the others, its rows first."""
+def extend(chords: np.ndarray, recent: np.ndarray, local: np.ndarray, pts: np.ndarray,
+           x: float, y: float, h: float, ex: float, ey: float,
+           launch: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """A Lazer's tables (capsules and recent rows: see ``encode.LazerTables``) with one more
+    element at the front, placed at (``x``, ``y``, ``h``) with its exit at (``ex``, ``ey``):
+    its capsules (:func:`place`) after the others, its row first."""
     new = place(local, pts, x, y, h)
     k = chords.shape[1]
     out = np.empty((14, k + new.shape[1]))
     out[:, :k] = chords
     out[:, k:] = new
-    rec = np.zeros_like(recent)
-    rec[0, 0], rec[0, 5] = 1.0, 1.0 if launch else 0.0
+    rec = np.empty_like(recent)
+    rec[0, 0], rec[0, 1], rec[0, 2], rec[0, 3], rec[0, 4] = 1.0, x, y, ex, ey
+    rec[0, 5] = 1.0 if launch else 0.0
     rec[1:] = recent[:-1]
-    pt = np.empty_like(points)
-    pt[0, 0], pt[0, 1], pt[0, 2] = x, y, 1.0
-    pt[1, 0], pt[1, 1], pt[1, 2] = ex, ey, 1.0
-    pt[2:] = points[:-2]
-    return out, rec, pt
+    return out, rec
