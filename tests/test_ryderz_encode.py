@@ -43,6 +43,24 @@ def test_origin_inside_a_capsule_sees_it_at_zero() -> None:
     assert d[0] == 0.0
 
 
+def test_ray_along_a_side_line_away_from_a_capsule_behind_does_not_hit_it() -> None:
+    # the origin lies on the line of a capsule's side, past its end, and the ray runs along
+    # that line away from it: it never meets the capsule. The side crossing is 0/0 there, so
+    # rounding decides it; these headings once gave a spurious hit at distance 0.
+    for heading in (0.116082, 0.14386, 0.188451, 0.203802, 1.0, 2.5):
+        u = np.array([math.cos(heading), math.sin(heading)])
+        n = np.array([-u[1], u[0]])
+        o = np.array([1.3, -2.1])
+        segs = np.array([[o - 9.0 * u - 0.375 * n, o - 3.0 * u - 0.375 * n]])
+        d = ray_distances(tuple(o), u[None], segs, np.array([0.375]), 100.0)
+        assert d[0] == 100.0, heading
+        # aimed at the centre of its near end instead, the ray meets that end's disc
+        to_end = -3.0 * u - 0.375 * n
+        back = ray_distances(tuple(o), (to_end / np.hypot(*to_end))[None], segs,
+                             np.array([0.375]), 100.0)
+        assert back[0] == pytest.approx(math.hypot(3.0, 0.375) - 0.375), heading
+
+
 def test_rays_from_a_fresh_launch_point_reach_the_far_edge_ahead() -> None:
     g, s = launched()
     enc = VectorEncoder(g)
