@@ -41,6 +41,7 @@ from ryderz_env.rules.geometry import arc_segments
 from ryderz_env.rules.state import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
+_NO_HEAD = (0.0, 0.0, 0.0, 0.0)
 CHARACTERS = tuple(Character)
 LAUNCH = PieceKind.LAUNCH
 #: chord sagitta of the centrelines the rays see (inches)
@@ -141,10 +142,8 @@ class VectorEncoder:
             key: (chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)),
                   np.ascontiguousarray(pts, dtype=float))
             for key, (pts, radius) in local.items()}
-        #: per Lazer (its newest element and length), its :class:`LazerTables`; per heading,
-        #: the ray directions
+        #: per Lazer (its newest element and length), its :class:`LazerTables`
         self._lazer_cache: dict[tuple[Element, int], LazerTables] = {}
-        self._directions: dict[float, np.ndarray] = {}
         self._no_recent = np.zeros((recent_pieces, 6))
         self._no_chords = np.zeros((14, 0))
         self._no_edge_dist = np.full(num_rays, np.inf)
@@ -161,6 +160,7 @@ class VectorEncoder:
             ("recent", n * recent_pieces * 6),
         )
         self.size = sum(s for _, s in self.blocks)
+        self._other_size = 5 + self.top + 1 + len(CHARACTERS) + 2  # one seat's "others" block
         self._head_size = self.size - num_rays - n * recent_pieces * 6  # up to the rays
         #: the decision block's slot per raw decision kind (``state.decision["kind"]``)
         self._decision_slot = {None if k is None else k.value: i for i, k in enumerate(DECISIONS)}
@@ -234,28 +234,24 @@ class VectorEncoder:
         if tables is None:
             tables = [self._lazer_tables(state.players[s].lazer)
                       for s in self._seat_orders[seat]]
-        args = self._cast_args(state, seat, self.frame(state, seat), tables)
+        fr = self.frame(state, seat)
+        ang = fr.h + self.ray_angles
+        dirs = np.stack([np.cos(ang), np.sin(ang)])
+        ox, oy, chords, skip, edges, circle, edge_dist = self._cast_args(state, seat, fr, tables)
         dist = np.empty(self.num_rays)
-        cast(*args[:-1], dist)
-        np.minimum(dist, args[-1], out=dist)
+        cast(dirs, ox, oy, chords, skip, edges, circle, dist)
+        np.minimum(dist, edge_dist, out=dist)
         np.minimum(dist, self.ray_range, out=dist)
         dist /= self.ray_range
         return dist
 
     def _cast_args(self, state: State, seat: int, fr: Pose,
                    tables: list[LazerTables | None]) -> tuple:
-        """The arguments of :func:`ryderz_env.raycast.cast` for the observer's rays (but its
-        output), and the distances to a non-convex table's edge (else ``inf``)."""
+        """What :func:`ryderz_env.raycast.cast` needs besides the ray directions and its
+        output: the origin, the capsule tables, how many of the observer's last ones to leave
+        out, the table's edges and radius; and the distances to a non-convex table's edge
+        (else ``inf``)."""
         me = state.players[seat]
-        dirs = self._directions.get(fr.h)
-        if dirs is None:
-            ang = fr.h + self.ray_angles
-            dirs = np.empty((2, self.num_rays))
-            np.cos(ang, out=dirs[0])
-            np.sin(ang, out=dirs[1])
-            if len(self._directions) >= LAZER_CACHE:
-                self._directions.clear()
-            self._directions[fr.h] = dirs
         ox, oy = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
         no = self._no_chords
         chords = tuple(no if t is None else t.chords for t in tables)
@@ -268,8 +264,9 @@ class VectorEncoder:
         fold = self._edge_table is not None and me.head is not None
         edge_dist = self._no_edge_dist
         if not (fold or tb.is_circle):
-            edge_dist = self._edge_distances(dirs, ox, oy)
-        return (dirs, ox, oy, chords, skip, self._edge_table if fold else no,
+            ang = fr.h + self.ray_angles
+            edge_dist = self._edge_distances(np.stack([np.cos(ang), np.sin(ang)]), ox, oy)
+        return (ox, oy, chords, skip, self._edge_table if fold else no,
                 tb.radius if tb.is_circle else 0.0, edge_dist)
 
     def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
@@ -341,15 +338,12 @@ class VectorEncoder:
         own = tables[0]
         out[i + 1] = (0 if own is None else own.pieces) / self._total_supply
         i += 2
+        others_at = i
+        heads = []  # the others' head poses, moved into the frame by the compiled call
         for s in seats[1:]:
             p = players[s]
             head = p.head
-            if head is not None:
-                dx, dy = head.x - fx, head.y - fy
-                out[i] = 1.0
-                out[i + 1], out[i + 2] = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
-                out[i + 3] = math.cos(head.h - fh)
-                out[i + 4] = math.sin(head.h - fh)
+            heads.append(_NO_HEAD if head is None else (1.0, head.x, head.y, head.h))
             i += 5
             out[i + p.gear - 1] = 1.0
             i += self.top
@@ -360,21 +354,18 @@ class VectorEncoder:
             out[i] = scores[s] / r.win_prizms
             out[i + 1] = sum(map(sum, p.supply)) / self._total_supply
             i += 2
-        prizms = state.prizms[: self.prizm_slots]
-        if prizms:
-            for b, q, locked in zip(range(i, self._head_size, 6 + n), prizms, state.locks(),
-                                    strict=False):
-                dx, dy = q.x - fx, q.y - fy
-                x, y = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
-                out[b], out[b + 1], out[b + 2] = 1.0, x, y
-                out[b + 3] = min(1.0, math.hypot(x, y))
-                out[b + 4 + (0 if q.owner < 0 else 1 + (q.owner - seat) % n)] = 1.0
-                out[b + 5 + n] = float(locked)
+        # per Prizm slot: position, distance, owner slot, locked (by the compiled call)
+        prizms = [(q.x, q.y, 0 if q.owner < 0 else 1 + (q.owner - seat) % n, locked)
+                  for q, locked in zip(state.prizms[: self.prizm_slots], state.locks(),
+                                       strict=False)]
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
-        # the rays, the recent pieces' points turned and moved into the observer's frame, the
+        # the poses, Prizms, rays and recent pieces moved into the observer's frame, and the
         # clip to [-1, 1], in one compiled call
         no = self._no_recent
-        finish(vec, self._head_size, *self._cast_args(state, seat, fr, tables), self.ray_range,
-               tuple(no if t is None else t.recent for t in tables), fx, fy, c, sn, k)
+        finish(vec, np.array((fx, fy, fh, k)), np.array(heads, dtype=float).reshape(-1, 4),
+               others_at, self._other_size, np.array(prizms, dtype=float).reshape(-1, 4), i,
+               6 + n, n, self._head_size, self.ray_angles,
+               *self._cast_args(state, seat, fr, tables), self.ray_range,
+               tuple(no if t is None else t.recent for t in tables))
         return vec

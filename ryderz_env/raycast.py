@@ -208,24 +208,52 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
+def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: int,
+           others_stride: int, prizms: np.ndarray, prizms_at: int, prizms_stride: int,
+           n: int, rays_at: int, angles: np.ndarray, ox: float, oy: float,
            tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
-           edge_dist: np.ndarray, ray_range: float, recents: tuple[np.ndarray, ...],
-           fx: float, fy: float, c: float, sn: float, k: float) -> None:  # pragma: no cover
-    """The end of an observation vector (float32), from ``at``: the rays (:func:`cast`, also
-    no further than ``edge_dist`` and ``ray_range``, as fractions of ``ray_range``), then per
-    seat its recent pieces (rows of ``recents``: present, entry x and y, exit x and y in table
-    coordinates, is a Launch Point), the points turned and moved into the observer's frame
-    (at (``fx``, ``fy``), heading cosine ``c`` and sine ``sn``) and scaled by ``k``; then the
-    whole vector clipped to [-1, 1]."""
-    frame = np.array([[c * k, -sn * k], [sn * k, c * k],
-                      [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
-    n_rays = dirs.shape[1]
+           edge_dist: np.ndarray, ray_range: float,
+           recents: tuple[np.ndarray, ...]) -> None:  # pragma: no cover - compiled
+    """The parts of an observation vector (float32) that are arithmetic, in the observer's
+    ``frame`` (x, y, heading, scale): the other seats' head poses (rows of ``others``:
+    present, x, y, heading; at ``others_at``, one block per ``others_stride``); the Prizms
+    (rows of ``prizms``: x, y, owner slot, locked; at ``prizms_at`` by ``prizms_stride``;
+    ``n`` seats); from ``rays_at`` the rays along ``angles`` from the frame's heading
+    (:func:`cast`, also no further than ``edge_dist`` and ``ray_range``, as fractions of
+    ``ray_range``), then per seat its recent pieces (rows of ``recents``: present, entry x and
+    y, exit x and y in table coordinates, is a Launch Point) with their points in the
+    observer's frame; then the whole vector clipped to [-1, 1]."""
+    fx, fy, fh, k = frame[0], frame[1], frame[2], frame[3]
+    c, sn = math.cos(fh), math.sin(fh)
+    for j in range(others.shape[0]):
+        if others[j, 0] > 0.0:
+            b = others_at + j * others_stride
+            dx, dy = others[j, 1] - fx, others[j, 2] - fy
+            vec[b] = 1.0
+            vec[b + 1] = (c * dx + sn * dy) * k
+            vec[b + 2] = (-sn * dx + c * dy) * k
+            vec[b + 3] = math.cos(others[j, 3] - fh)
+            vec[b + 4] = math.sin(others[j, 3] - fh)
+    for j in range(prizms.shape[0]):
+        b = prizms_at + j * prizms_stride
+        dx, dy = prizms[j, 0] - fx, prizms[j, 1] - fy
+        x, y = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
+        vec[b], vec[b + 1], vec[b + 2] = 1.0, x, y
+        vec[b + 3] = min(1.0, math.hypot(x, y))
+        vec[b + 4 + int(prizms[j, 2])] = 1.0
+        vec[b + 5 + n] = prizms[j, 3]
+    n_rays = angles.shape[0]
+    dirs = np.empty((2, n_rays))
+    for r in range(n_rays):
+        a = fh + angles[r]
+        dirs[0, r], dirs[1, r] = math.cos(a), math.sin(a)
     dist = np.empty(n_rays)
     cast(dirs, ox, oy, tables, skip, edges, circle, dist)
-    for k in range(n_rays):
-        vec[at + k] = min(min(dist[k], edge_dist[k]), ray_range) / ray_range
-    i = at + n_rays
+    for r in range(n_rays):
+        vec[rays_at + r] = min(min(dist[r], edge_dist[r]), ray_range) / ray_range
+    m = np.array([[c * k, -sn * k], [sn * k, c * k],
+                  [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
+    i = rays_at + n_rays
     for s in range(len(recents)):
         rec = recents[s]
         for j in range(rec.shape[0]):
@@ -233,8 +261,8 @@ def finish(vec: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
             vec[i] = w
             for end in range(2):
                 x, y = rec[j, 1 + 2 * end], rec[j, 2 + 2 * end]
-                vec[i + 1 + 2 * end] = x * frame[0, 0] + y * frame[1, 0] + w * frame[2, 0]
-                vec[i + 2 + 2 * end] = x * frame[0, 1] + y * frame[1, 1] + w * frame[2, 1]
+                vec[i + 1 + 2 * end] = x * m[0, 0] + y * m[1, 0] + w * m[2, 0]
+                vec[i + 2 + 2 * end] = x * m[0, 1] + y * m[1, 1] + w * m[2, 1]
             vec[i + 5] = rec[j, 5]
             i += 6
     for i in range(vec.shape[0]):
