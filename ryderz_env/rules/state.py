@@ -754,10 +754,18 @@ class State(MachineQueries):
         pz = [self.prizms[j] for j in js]
         # x0 <= x + reach, y0 <= y + reach, x1 >= x - reach, y1 >= y - reach, the last two
         # negated (exactly) so that one comparison tests all four
-        c = np.array([(q.x + reach, q.y + reach, reach - q.x, reach - q.y) for q in pz])
-        # (the four booleans of a pair read as one 4-byte word: all true is 0x01010101)
-        pk, ei = np.nonzero((self._box_array()[None] <= c[:, None]).view(np.uint32)[..., 0]
-                            == 0x01010101)
+        c = [(q.x + reach, q.y + reach, reach - q.x, reach - q.y) for q in pz]
+        if len(js) == 1:  # (one Prizm, the usual case once colours are kept: a plain loop)
+            cx0, cy0, cx1, cy1 = c[0]
+            ei = np.array([i for i, e in enumerate(els) if e.bbox[0] <= cx0
+                           and e.bbox[1] <= cy0 and -e.bbox[2] <= cx1 and -e.bbox[3] <= cy1],
+                          dtype=np.intp)
+            pk = np.zeros(len(ei), dtype=np.intp)
+        else:
+            # (the four booleans of a pair read as one 4-byte word: all true is 0x01010101)
+            pk, ei = np.nonzero(
+                (self._box_array()[None] <= np.array(c)[:, None]).view(np.uint32)[..., 0]
+                == 0x01010101)
         if len(pk):
             pts = shapely.points([(pz[k].x, pz[k].y) for k in pk.tolist()])
             d = shapely.distance(pts, polys[ei])
