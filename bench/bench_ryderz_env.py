@@ -111,12 +111,6 @@ def split(seconds: float, seed: int) -> dict[str, float]:
             "rays_us": spent["rays"] * per, "rest_us": (step_s - spent["encode"]) * per}
 
 
-def _factory_seed_pick(options: dict[str, Any], seed: int) -> tuple[Any, int, Any]:
-    """``AecRunner``'s arguments for a Ryderz env with ``options``."""
-    make, pick = ryderz(**options)
-    return make, seed, pick
-
-
 def show(name: str, res: Result) -> None:
     """Print one measurement on one line."""
     print(f"{name:17}: {res.steps_per_s:10,.0f} steps/s {res.games_per_s:8,.2f} games/s  "
@@ -133,18 +127,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {"python": platform.python_version(),
                                "machine": platform.machine(), "seconds": args.seconds,
                                "seed": args.seed}
-    runners = {name: AecRunner(*_factory_seed_pick(options, args.seed)) for name, options in (
-        ("ryderz_vector", {}), ("ryderz_image", {"obs_mode": "image"}),
-        ("ryderz_discrete", {"action_mode": "discrete"}))}
+    runners = {}
+    for name, options in (("ryderz vector", {}), ("ryderz image", {"obs_mode": "image"}),
+                          ("ryderz discrete", {"action_mode": "discrete"})):
+        make, pick = ryderz(**options)
+        runners[name] = AecRunner(make, args.seed, pick)
     runners["connect_four_v3"] = AecRunner(connect_four_env, args.seed)
     chess_env = chess_env_factory()
     if chess_env is not None:
         runners["chess_v6"] = AecRunner(chess_env, args.seed)
     measured = bench_interleaved(runners, args.seconds, args.slices)
     for name, res in measured.items():
-        show(name if name.endswith("_v3") or name.endswith("_v6") else name.replace("_", " "),
-             res)
-        results[name] = asdict(res)
+        show(name, res)
+        results[name.replace(" ", "_")] = asdict(res)
     if chess_env is None:
         print("chess_v6         : skipped: the 'chess' package is not installed "
               "(pip install chess)")

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ryderz_env.raycast import cast, extend, finish, place
+from ryderz_env.raycast import cast, cast_into, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
@@ -235,14 +235,9 @@ class VectorEncoder:
             tables = [self._lazer_tables(state.players[s].lazer)
                       for s in self._seat_orders[seat]]
         fr = self.frame(state, seat)
-        ang = fr.h + self.ray_angles
-        dirs = np.stack([np.cos(ang), np.sin(ang)])
-        ox, oy, chords, skip, edges, circle, edge_dist = self._cast_args(state, seat, fr, tables)
         dist = np.empty(self.num_rays)
-        cast(dirs, ox, oy, chords, skip, edges, circle, dist)
-        np.minimum(dist, edge_dist, out=dist)
-        np.minimum(dist, self.ray_range, out=dist)
-        dist /= self.ray_range
+        cast_into(dist, 0, directions(fr.h, self.ray_angles),
+                  *self._cast_args(state, seat, fr, tables), self.ray_range)
         return dist
 
     def _cast_args(self, state: State, seat: int, fr: Pose,
@@ -264,8 +259,7 @@ class VectorEncoder:
         fold = self._edge_table is not None and me.head is not None
         edge_dist = self._no_edge_dist
         if not (fold or tb.is_circle):
-            ang = fr.h + self.ray_angles
-            edge_dist = self._edge_distances(np.stack([np.cos(ang), np.sin(ang)]), ox, oy)
+            edge_dist = self._edge_distances(directions(fr.h, self.ray_angles), ox, oy)
         return (ox, oy, chords, skip, self._edge_table if fold else no,
                 tb.radius if tb.is_circle else 0.0, edge_dist)
 

@@ -1,4 +1,5 @@
-"""The ray caster of the vector observation, compiled with numba.
+"""The compiled parts of the vector observation (numba): the ray cast, the placing of a
+piece's capsules, and the arithmetic blocks of an observation.
 
 A cast asks, for 16 rays, the nearest of a few hundred capsules (each piece's centreline
 chords grown by half the Lazer width): a few thousand ray-capsule tests, every step. As numpy
@@ -208,6 +209,28 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
+def directions(h: float, angles: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The unit ray directions (2, R) at ``angles`` from heading ``h``."""
+    dirs = np.empty((2, angles.shape[0]))
+    for r in range(angles.shape[0]):
+        a = h + angles[r]
+        dirs[0, r], dirs[1, r] = math.cos(a), math.sin(a)
+    return dirs
+
+
+@numba.njit(cache=True, error_model="numpy", nogil=True)
+def cast_into(out: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
+              tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
+              edge_dist: np.ndarray, ray_range: float) -> None:  # pragma: no cover - compiled
+    """:func:`cast`, each distance also no further than ``edge_dist`` and ``ray_range``, written
+    to ``out`` from ``at`` as fractions of ``ray_range`` (the observation's ray block)."""
+    dist = np.empty(dirs.shape[1])
+    cast(dirs, ox, oy, tables, skip, edges, circle, dist)
+    for r in range(dirs.shape[1]):
+        out[at + r] = min(min(dist[r], edge_dist[r]), ray_range) / ray_range
+
+
+@numba.njit(cache=True, error_model="numpy", nogil=True)
 def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: int,
            others_stride: int, prizms: np.ndarray, prizms_at: int, prizms_stride: int,
            n: int, rays_at: int, angles: np.ndarray, ox: float, oy: float,
@@ -219,8 +242,7 @@ def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: in
     present, x, y, heading; at ``others_at``, one block per ``others_stride``); the Prizms
     (rows of ``prizms``: x, y, owner slot, locked; at ``prizms_at`` by ``prizms_stride``;
     ``n`` seats); from ``rays_at`` the rays along ``angles`` from the frame's heading
-    (:func:`cast`, also no further than ``edge_dist`` and ``ray_range``, as fractions of
-    ``ray_range``), then per seat its recent pieces (rows of ``recents``: present, entry x and
+    (:func:`cast_into`), then per seat its recent pieces (rows of ``recents``: present, entry x and
     y, exit x and y in table coordinates, is a Launch Point) with their points in the
     observer's frame; then the whole vector clipped to [-1, 1]."""
     fx, fy, fh, k = frame[0], frame[1], frame[2], frame[3]
@@ -242,18 +264,11 @@ def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: in
         vec[b + 3] = min(1.0, math.hypot(x, y))
         vec[b + 4 + int(prizms[j, 2])] = 1.0
         vec[b + 5 + n] = prizms[j, 3]
-    n_rays = angles.shape[0]
-    dirs = np.empty((2, n_rays))
-    for r in range(n_rays):
-        a = fh + angles[r]
-        dirs[0, r], dirs[1, r] = math.cos(a), math.sin(a)
-    dist = np.empty(n_rays)
-    cast(dirs, ox, oy, tables, skip, edges, circle, dist)
-    for r in range(n_rays):
-        vec[rays_at + r] = min(min(dist[r], edge_dist[r]), ray_range) / ray_range
+    cast_into(vec, rays_at, directions(fh, angles), ox, oy, tables, skip, edges, circle,
+              edge_dist, ray_range)
     m = np.array([[c * k, -sn * k], [sn * k, c * k],
                   [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
-    i = rays_at + n_rays
+    i = rays_at + angles.shape[0]
     for s in range(len(recents)):
         rec = recents[s]
         for j in range(rec.shape[0]):

@@ -134,8 +134,8 @@ class State(MachineQueries):
         self._index: tuple[list[Element], np.ndarray] | None = None
         self._boxes: tuple[tuple[list[Element], np.ndarray], np.ndarray] | None = None
         #: per Prizm (by index) whose colours are known, the owners of the Lazers touching
-        #: its disc; kept up to date as pieces are added (see ``_table_added``), forgotten for
-        #: a Prizm that changes and for all when pieces leave the table
+        #: its disc; kept up to date as pieces come and go (``_table_changed``), forgotten
+        #: for a Prizm that changes
         self._touch: dict[int, frozenset[int]] = {}
 
     def clone(self) -> State:
@@ -463,10 +463,12 @@ class State(MachineQueries):
         t = min(hi, max(lo, lo + (x + 1.0) / 2.0 * (hi - lo) + offset))
         el = self._free_launch(seat, t)
         p = self.players[seat]
-        removed = bool(p.lazer)
+        if p.lazer:
+            old, p.lazer = p.lazer, []
+            self._table_changed(removed=[old])
         p.lazer = [el]
         p.head = el.exit
-        self._table_changed(None if removed else el)
+        self._table_changed(el)
 
     def _launch_clear(self, seat: int, t: float) -> Element | None:
         """The Launch Point at ``t`` when that place is allowed and clear, else None."""
@@ -776,8 +778,8 @@ class State(MachineQueries):
 
     def _table_changed(self, added: Element | None = None,
                        removed: list[list[Element]] | None = None) -> None:
-        """The table's pieces changed: by ``added`` alone, by the groups of pieces
-        ``removed`` alone, or in any way (neither given). An added piece adds its owner to the
+        """The table's pieces changed: by ``added`` alone, or by the groups of pieces
+        ``removed`` alone (one of the two is given). An added piece adds its owner to the
         known colours of the Prizms it touches (the same box and distance tests as
         ``_find_colours``, so the same answer as finding them again); a Prizm within reach of
         a removed group's bounding box has its colours found again when next asked."""
@@ -799,9 +801,6 @@ class State(MachineQueries):
                 for j in [j for j in touch if x0 <= (q := self.prizms[j]).x <= x1
                           and y0 <= q.y <= y1]:
                     del touch[j]
-            return
-        if added is None:
-            touch.clear()
             return
         x0, y0, x1, y1 = added.bbox
         near = [j for j, owners in touch.items() if added.owner not in owners
