@@ -14,7 +14,6 @@ evaluation game replayed from its record).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import multiprocessing as mp
@@ -35,7 +34,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from agents.torch_layers import SharedTrunk
 from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
+from tabletop.env_core import random_masked_index
 from tabletop.records import GameRecord, iter_replay
+from tabletop.replay import resolve_factory
 from train.vec_env import GroupedVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,14 +49,15 @@ class GameSpec:
 
     env_class: str              # "module:Class" of the single-agent env
     env_id: str                 # the Gymnasium id, for titles
-    outcomes: tuple[str, ...]   # outcome reasons counted in the evaluation besides truncated
+    # outcome reasons counted in the evaluation besides truncated, with their report labels
+    outcomes: dict[str, str]
 
 
 #: game name (``TrainConfig.game``) -> its single-agent env
 GAMES: dict[str, GameSpec] = {
     "lunatix": GameSpec("lunatix_env.envs:LunatixSingleAgentEnv", "LunatixLoop-v0",
-                        ("all_out",)),
-    "ryderz": GameSpec("ryderz_env.envs:RyderzSingleAgentEnv", "LazerRyderz-v0", ()),
+                        {"all_out": "games ending with every car out"}),
+    "ryderz": GameSpec("ryderz_env.envs:RyderzSingleAgentEnv", "LazerRyderz-v0", {}),
 }
 
 #: env options that apply to the training games only (evaluation uses the game's default)
@@ -122,8 +124,7 @@ def game_spec(cfg: TrainConfig) -> GameSpec:
 
 def env_class(cfg: TrainConfig) -> type:
     """The single-agent env class of the config's game."""
-    module, name = game_spec(cfg).env_class.split(":")
-    return getattr(importlib.import_module(module), name)
+    return resolve_factory(game_spec(cfg).env_class)
 
 
 def make_eval_env(cfg: TrainConfig) -> Any:
@@ -208,7 +209,7 @@ def play_eval_games(model: MaskablePPO | None, cfg: TrainConfig, seed: int,
             steps += 1
             mask = env.action_masks()
             if act is None:
-                action = int(rng.choice(np.flatnonzero(mask)))
+                action = random_masked_index(mask, rng)
             else:
                 action = act(obs, mask, deterministic)
             obs, _, term, trunc, _ = env.step(action)
@@ -216,7 +217,7 @@ def play_eval_games(model: MaskablePPO | None, cfg: TrainConfig, seed: int,
         st = env.session.state
         out.append((int(st.winner == env.learner), st.outcome().reason.value, steps))
         if records is not None:
-            records.append(GameRecord.from_dict(env.record.to_dict()))
+            records.append(env.record)  # (each reset starts a new record)
     return out
 
 
@@ -237,7 +238,8 @@ def _summary(results: list[tuple[int, str, int]], cfg: TrainConfig) -> dict[str,
 def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
              deterministic: bool = False) -> dict[str, Any]:
     """Play ``games`` seeded games in this process (see :func:`play_eval_games`); the win
-    rate with its 95% Wilson interval, truncated and all-out counts, per-game wins.
+    rate with its 95% Wilson interval, the counts of truncated games and of the game's
+    ``GameSpec.outcomes``, per-game wins.
 
     With ``deterministic=False`` the policy samples its actions (reproducibly: torch is
     seeded per game); True takes the most likely action.
@@ -310,15 +312,14 @@ def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
-def opponents_text(cfg: TrainConfig) -> str:
-    """"three random players", "one random player"."""
+def opponents_text(cfg: TrainConfig, kind: str = "random player", words: bool = True) -> str:
+    """"three random players", "one random player" (of ``kind``; ``words=False``: "3 ...")."""
     n = cfg.num_players - 1
-    return f"{_NUMBERS.get(n, str(n))} random player{'s' if n != 1 else ''}"
+    count = _NUMBERS.get(n, str(n)) if words else str(n)
+    return f"{count} {kind}{'s' if n != 1 else ''}"
 
 
-def plot_learning_curve(monitor_dir: Path, out: Path,
-                        title: str = "MaskablePPO on LunatixLoop-v0 vs three random players",
-                        ) -> None:
+def plot_learning_curve(monitor_dir: Path, out: Path, title: str) -> None:
     """Rolling episode reward and win rate against timesteps, from the Monitor logs."""
     import matplotlib
 
@@ -362,10 +363,9 @@ def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baselin
     mode = "deterministic (most likely action)" if cfg.eval_deterministic else "sampled"
     other_mode = "sampled" if cfg.eval_deterministic else "deterministic"
     alt = f"{other['win_rate']:.1%} ({other['truncated']} truncated)"
-    n_opp = cfg.num_players - 1
-    opp = f"{n_opp} uniformly random opponent{'s' if n_opp != 1 else ''}"
-    all_out = (f"| games ending with every car out | {ev['all_out']} |\n"
-               if "all_out" in ev else "")
+    opp = opponents_text(cfg, "uniformly random opponent", words=False)
+    outcomes = "".join(f"| {label} | {ev[reason]} |\n"
+                       for reason, label in game_spec(cfg).outcomes.items())
     picture = f"\n![evaluation game](game.gif)\n\n{gif}\n" if gif else ""
     text = f"""# {cfg.name}
 
@@ -381,7 +381,7 @@ against {opp}.
 | evaluation games | {ev['games']} (seeded from {cfg.eval_seed}, learner seat rotating) |
 | policy actions | {mode} |
 | **win rate** | {rate} |
-{all_out}| truncated games (count as not won) | {ev['truncated']} |
+{outcomes}| truncated games (count as not won) | {ev['truncated']} |
 | the same model, {other_mode} actions | {alt} |
 | random policy in the same seats | {base} |
 
