@@ -49,6 +49,12 @@ def test_aim_is_cached_per_seat_and_point() -> None:
     first = [aim.aim(*p) for p in points]
     assert first == [aim._solve(*p) for p in points] == [aim.aim(*p) for p in points]
     assert first[0] is not None and first[2] is None and len(aim._cache) == 4
+    solves = []
+    aim._solve = lambda *p: solves.append(p)  # a second ask must not solve again
+    assert [aim.aim(*p) for p in points] == first and solves == []
+    aim.cache_size = 4  # full: the next new point empties the cache first
+    aim.aim(1, -2.0, -3.0)
+    assert solves == [(1, -2.0, -3.0)] and list(aim._cache) == [(1, -2.0, -3.0)]
 
 
 def test_aim_on_a_rectangle_is_the_foot_of_the_perpendicular() -> None:
