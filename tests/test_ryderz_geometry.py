@@ -52,6 +52,7 @@ from ryderz_env.rules.geometry import (
     joint_line,
     nudge_obstacles,
     nudge_point,
+    polygon,
 )
 
 HALF = 0.375  # half a piece width
@@ -102,6 +103,17 @@ def has_vertex(coords: np.ndarray, pt: np.ndarray, tol: float = 1e-9) -> bool:
 
 
 # ---------------------------------------------------------------------------- scoring
+def test_polygon_is_shapelys_polygon_of_the_same_ring():
+    rng = np.random.default_rng(3)
+    for coords in (np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.5]]),
+                   rng.normal(size=(80, 2)),  # (self-crossing rings too: the same geometry)
+                   game().shapes[(HARD, 2, 1)].outline + 5.0):
+        made = polygon(coords)
+        assert made.geom_type == "Polygon"
+        assert made.wkb == shapely.polygons(coords).wkb
+        assert shapely.get_coordinates(made)[:-1].tolist() == coords.tolist()
+
+
 def test_crossing_parts_centreline_0_3_from_centre_leaves_two_parts():
     # The strip covers offsets [0.3 - 0.375, 0.3 + 0.375] = [-0.075, 0.675] across a disc
     # spanning [-0.75, 0.75]: a big part below and a segment 0.75 - 0.675 = 0.075 high above,

@@ -27,6 +27,7 @@ from ryderz_env.rules.geometry import (
     joint_line,
     make_element,
     nudge_point,
+    polygon,
 )
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.gamebase import MachineQueries
@@ -664,7 +665,7 @@ class State(MachineQueries):
     # ------------------------------------------------------------------ scoring
     def _disc(self, j: int) -> shapely.Polygon:
         pz = self.prizms[j]
-        return shapely.polygons(self.game.disc_local + np.array([pz.x, pz.y]))
+        return polygon(self.game.disc_local + np.array([pz.x, pz.y]))
 
     def _prizms_near(self, bbox: tuple[float, float, float, float]) -> list[int]:
         """Indices of the Prizms whose disc's bounding box meets ``bbox``."""
