@@ -181,7 +181,10 @@ class GameSession:
         self.n = adapter.num_players
         self.state: State = adapter.game.new_initial_state(0)
         self.rng = np.random.default_rng(0)
-        self.record = GameRecord(game=adapter.env_name, config={}, seed=None)
+        self._record = GameRecord(game=adapter.env_name, config={}, seed=None)
+        #: events not yet written into the record: (True, chance outcome) or (False, the
+        #: deciders' game actions); written as JSON when the record is read
+        self._unlogged: list[tuple[bool, Any]] = []
         self.buffer: dict[int, Any] = {}
         self.forced_end = False
         self.illegal_by: int | None = None
@@ -209,8 +212,9 @@ class GameSession:
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)
-        self.record = GameRecord(game=self.adapter.env_name, config=self._config(game),
-                                 seed=seed)
+        self._record = GameRecord(game=self.adapter.env_name, config=self._config(game),
+                                  seed=seed)
+        self._unlogged = []
         self.buffer = {}
         self.forced_end = False
         self.illegal_by = None
@@ -227,6 +231,19 @@ class GameSession:
             self._config_blob = pickle.dumps(config)
             self._config_game = game
         return pickle.loads(self._config_blob)
+
+    @property
+    def record(self) -> GameRecord:
+        """The game's record so far. Events are kept as they happen and written as JSON
+        data (``json_value``, ``adapter.action_json``) when the record is read: the same
+        record, without converting every event of games whose record nobody reads."""
+        if self._unlogged:
+            to_json, events = self.adapter.action_json, self._record.events
+            for is_chance, what in self._unlogged:
+                events.append({"chance": json_value(what)} if is_chance else
+                              {"actions": {str(k): to_json(v) for k, v in sorted(what.items())}})
+            self._unlogged = []
+        return self._record
 
     @property
     def done(self) -> bool:
@@ -359,9 +376,7 @@ class GameSession:
         """Apply one game action per decider to the state and log them in the record."""
         self.state.apply_actions(acts)
         self._changed()
-        to_json = self.adapter.action_json
-        self.record.events.append(
-            {"actions": {str(k): to_json(v) for k, v in sorted(acts.items())}})
+        self._unlogged.append((False, acts))
 
     def _shaping_on(self) -> bool:
         return self.adapter.shaping_enabled()
@@ -374,7 +389,7 @@ class GameSession:
                 outcome = s.sample_chance(self.rng)
                 s.apply_chance(outcome)
                 self._changed()
-                self.record.events.append({"chance": json_value(outcome)})
+                self._unlogged.append((True, outcome))
                 continue
             if not self.auto_play:
                 break

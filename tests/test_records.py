@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -79,3 +80,25 @@ def test_json_value_turns_numpy_and_nested_outcomes_into_plain_json() -> None:
     assert v == [1, [0.5, [2, 3]], "x", 2.5]
     assert type(v[0]) is int and type(v[1][0]) is float
     assert json.loads(json.dumps(v)) == v
+
+
+@pytest.mark.parametrize("package", ["lunatix_env", "ryderz_env"])
+def test_env_record_read_mid_game_holds_every_event_once_and_replays(package: str) -> None:
+    """The env writes its record's events when the record is read: read at any point, it
+    holds each event once, in order, and replays to the env's state."""
+    mod = importlib.import_module(package)
+    env = mod.env()
+    env.reset(seed=4)
+    adapter, session = env.unwrapped.adapter, env.unwrapped.session
+    rng = np.random.default_rng(4)
+    reads = []
+    for i, _agent in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else adapter.random_env_action(obs[adapter.mask_key], rng))
+        if i % 5 == 0 or session.done:
+            record = env.unwrapped.record
+            reads.append(len(record.events))
+            again = GameRecord.from_dict(json.loads(json.dumps(record.to_dict())))
+            assert replay(adapter.game, again).to_dict() == session.state.to_dict()
+    assert reads == sorted(reads) and reads[-1] > reads[0]
+    assert len(env.unwrapped.record.events) == reads[-1]  # reading again adds nothing
