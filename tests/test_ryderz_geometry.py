@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -54,6 +55,7 @@ from ryderz_env.rules.geometry import (
     nudge_point,
     polygon,
 )
+from ryderz_env.rules.kernels import place_outline
 
 HALF = 0.375  # half a piece width
 TIP = 0.375
@@ -607,3 +609,21 @@ def test_game_keeps_nudge_obstacles_of_pieces_and_does_not_pickle_them() -> None
     assert el in g.nudge_obstacles
     copy = pickle.loads(pickle.dumps(s))
     assert copy.game.nudge_obstacles == {}
+
+
+def test_outline_placement_rounds_each_fused_product_once_on_every_cpu():
+    """World outlines are ``fma(y, -s, x c) + px`` and ``fma(y, c, x s) + py`` per point,
+    each fused product rounded once (checked against exact rational arithmetic), so a game
+    places its pieces identically whatever the CPU; the bounds are the coordinates' extremes."""
+    rng = np.random.default_rng(11)
+    for n in (1, 3, 8, 17, 80):
+        local = rng.normal(size=(n, 2)) * 5.0
+        px, py, h = float(rng.normal() * 9), float(rng.normal() * 9), float(rng.uniform(-4, 4))
+        c, s = math.cos(h), math.sin(h)
+        out, x0, y0, x1, y1 = place_outline(local, px, py, c, s)
+        for (lx, ly), (wx, wy) in zip(local.tolist(), out.tolist(), strict=True):
+            fx = float(Fraction(ly) * Fraction(-s) + Fraction(lx * c))
+            fy = float(Fraction(ly) * Fraction(c) + Fraction(lx * s))
+            assert (wx, wy) == (fx + px, fy + py)
+        assert (x0, y0, x1, y1) == (out[:, 0].min(), out[:, 1].min(), out[:, 0].max(),
+                                    out[:, 1].max())

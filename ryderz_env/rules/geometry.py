@@ -29,6 +29,7 @@ from ryderz_env.rules.config import (
     TableConfig,
     turn_radians,
 )
+from ryderz_env.rules.kernels import place_outline
 
 TWO_PI = 2.0 * math.pi
 
@@ -71,9 +72,9 @@ def polygon(coords: np.ndarray) -> Polygon:
 
 
 def to_world(local: np.ndarray, pose: Pose) -> np.ndarray:
-    """Transform local (N, 2) coordinates into the world frame of ``pose``."""
-    c, s = math.cos(pose.h), math.sin(pose.h)
-    return local @ np.array([[c, s], [-s, c]]) + np.array([pose.x, pose.y])
+    """Transform local (N, 2) coordinates into the world frame of ``pose`` (the same
+    arithmetic on every CPU: :mod:`ryderz_env.rules.kernels`)."""
+    return place_outline(local, pose.x, pose.y, math.cos(pose.h), math.sin(pose.h))[0]
 
 
 def arc_segments(angle: float, radius: float, sagitta: float) -> int:
@@ -211,11 +212,10 @@ class Element:
 def make_element(owner: int, kind: PieceKind, gear: int, side: int, pose: Pose, turn: int,
                  local: np.ndarray, exit_local: Pose, t: float = math.nan) -> Element:
     """Place a local outline at ``pose``."""
-    coords = to_world(local, pose)
-    poly = polygon(coords)
-    x0, y0, x1, y1 = shapely.bounds(poly).tolist()  # the extreme coordinates, as min/max
+    coords, x0, y0, x1, y1 = place_outline(local, pose.x, pose.y, math.cos(pose.h),
+                                           math.sin(pose.h))
     return Element(owner, kind, gear, side, pose, turn, t, pose.compose(exit_local), coords,
-                   poly, (x0, y0, x1, y1))
+                   polygon(coords), (x0, y0, x1, y1))
 
 
 def joint_line(exit_pose: Pose, width: float, tip: float) -> np.ndarray:
