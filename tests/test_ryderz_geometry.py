@@ -47,13 +47,16 @@ from ryderz_builders import (
 from ryderz_env.rules import ChanceKind, DecisionKind, Game, Move, PieceKind, Pose, Prizm
 from ryderz_env.rules.config import TableConfig
 from ryderz_env.rules.geometry import (
+    NUDGE_QUAD_SEGS,
     Table,
     contact_parts,
     crossing_parts,
     joint_line,
+    make_element,
     nudge_obstacles,
     nudge_point,
     polygon,
+    search_disc,
 )
 from ryderz_env.rules.kernels import place_outline
 
@@ -604,11 +607,59 @@ def test_game_keeps_nudge_obstacles_of_pieces_and_does_not_pickle_them() -> None
     (got,) = g.nudge_obstacles_of([el])
     r = g.rules
     (want,) = nudge_obstacles([el.poly], r.prizm_radius, r.nudge_clearance)
-    assert got.equals_exact(want, 0.0)
+    assert shapely.hausdorff_distance(got, want) < 1e-12
     assert g.nudge_obstacles_of([el])[0] is got  # kept
     assert el in g.nudge_obstacles
     copy = pickle.loads(pickle.dumps(s))
     assert copy.game.nudge_obstacles == {}
+
+
+def test_nudge_obstacle_of_every_shape_is_its_placed_shape_grown_up_to_rounding() -> None:
+    """A piece's Nudge obstacle is its shape's obstacle placed at its pose: the polygon that
+    growing the placed piece gives, to 1e-12 in (its vertices, from another start)."""
+    g = Game(num_players=2)
+    r = g.rules
+    rng = np.random.default_rng(5)
+    els = [g.launch_element(0, 3.0, 0)]
+    for (kind, gear, side), shape in sorted(g.shapes.items()):
+        pose = Pose(float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9)),
+                    float(rng.uniform(-math.pi, math.pi)))
+        els.append(make_element(0, kind, gear, side, pose, 1, shape.outline, shape.exit))
+    got = g.nudge_obstacles_of(els)
+    want = nudge_obstacles([el.poly for el in els], r.prizm_radius, r.nudge_clearance)
+    for el, a, b in zip(els, got, want, strict=True):
+        assert shapely.get_num_coordinates(a) == shapely.get_num_coordinates(b), el
+        assert shapely.hausdorff_distance(a, b) < 1e-12, el
+
+
+def test_search_disc_is_shapelys_buffer_of_the_point() -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        x, y = rng.normal(size=2) * 10
+        rho = float(rng.uniform(0.1, 40.0))
+        assert search_disc(x, y, rho).wkb == shapely.Point(x, y).buffer(
+            rho, quad_segs=NUDGE_QUAD_SEGS).wkb
+
+
+@pytest.mark.parametrize("table", ["standard", "hexagon"])
+def test_inset_holds_a_disc_only_when_the_inset_does(table: str) -> None:
+    """``Table.inset_holds`` never says yes for a disc the inset does not hold (checked
+    with shapely), and says yes for discs clear of the inset's edge."""
+    t = Game(table=table).table
+    d = RADIUS + 1e-6
+    region = t.inset(d)
+    rng = np.random.default_rng(9)
+    yes = 0
+    for _ in range(300):
+        x, y = rng.uniform(-20, 20, 2)
+        rho = float(rng.uniform(0.5, 6.0))
+        if t.inset_holds(d, x, y, rho):
+            yes += 1
+            assert shapely.contains(region, search_disc(x, y, rho))
+        elif shapely.contains_xy(region, x, y):
+            edge = shapely.distance(region.boundary, shapely.Point(x, y))
+            assert edge < rho + 1e-6  # no: only where the disc comes near the edge
+    assert yes > 30
 
 
 def test_outline_placement_rounds_each_fused_product_once_on_every_cpu():

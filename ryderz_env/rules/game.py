@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import shapely
 from shapely import Polygon
 
 from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
@@ -19,8 +20,10 @@ from ryderz_env.rules.config import (
     load_table,
 )
 from ryderz_env.rules.geometry import (
+    LAUNCH_KEY,
     Element,
     PieceShape,
+    ShapeKey,
     Table,
     build_shapes,
     clean_joints,
@@ -29,6 +32,8 @@ from ryderz_env.rules.geometry import (
     launch_outline,
     make_element,
     nudge_obstacles,
+    polygon,
+    to_world,
 )
 from ryderz_env.rules.state import State, gear_deals
 from tabletop.errors import ConfigError, IllegalActionError
@@ -107,9 +112,12 @@ class Game(GameBase):
         #: their codec ints, sorted, per key of ``action_lists``
         self.action_ints: dict[Any, list[int]] = {}
         #: per piece on some table, where a nudged Prizm may not lie because of it
-        #: (``geometry.nudge_obstacle``: a buffer, costly; pieces are immutable and shared
-        #: between states); emptied when full, and not pickled
+        #: (``geometry.nudge_obstacles``; pieces are immutable and shared between states);
+        #: emptied when full, and not pickled
         self.nudge_obstacles: dict[Element, Polygon] = {}
+        #: per shape (``ShapeKey``), the outline of its Nudge obstacle in the piece's frame
+        #: (a buffer, costly: worked out once per shape, then placed like the piece)
+        self._nudge_outlines: dict[ShapeKey, np.ndarray | None] = {}
         k = rules.launch_spread
         self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
                                    for i in range(k))
@@ -129,18 +137,37 @@ class Game(GameBase):
         return state
 
     def nudge_obstacles_of(self, els: list[Element]) -> list[Polygon]:
-        """``geometry.nudge_obstacles`` of pieces on the table (kept: pieces are immutable),
-        those not kept found in one call."""
+        """``geometry.nudge_obstacles`` of pieces on the table, kept (pieces are immutable).
+
+        Growing a shape by a distance commutes with turning and moving it, so a piece's
+        obstacle is its shape's obstacle (:meth:`nudge_outline`) placed at the piece's pose:
+        the same polygon up to the rounding of the placement (1e-15 in; the obstacles are
+        grown 1e-9 in more than the clearance, ``geometry.inflate``)."""
         cache = self.nudge_obstacles
         new = [el for el in els if el not in cache]
         if new:
             if len(cache) + len(new) > NUDGE_CACHE:
                 cache.clear()
                 new = els
-            r = self.rules
-            cache.update(zip(new, nudge_obstacles([el.poly for el in new], r.prizm_radius,
-                                                  r.nudge_clearance), strict=True))
+            for el in new:
+                local = self.nudge_outline((el.kind, el.gear, el.side))
+                cache[el] = (polygon(to_world(local, el.pose)) if local is not None else
+                             self._grow(el.poly))
         return [cache[el] for el in els]
+
+    def nudge_outline(self, key: ShapeKey) -> np.ndarray | None:
+        """The outline ((N, 2), not closed) of the Nudge obstacle of shape ``key`` in the
+        piece's frame; None for a shape whose obstacle has holes (then grown where placed)."""
+        if key not in self._nudge_outlines:
+            local = self.launch_local if key == LAUNCH_KEY else self.shapes[key].outline
+            grown = self._grow(polygon(local))
+            self._nudge_outlines[key] = (None if grown.geom_type != "Polygon" or grown.interiors
+                                         else shapely.get_coordinates(grown.exterior)[:-1])
+        return self._nudge_outlines[key]
+
+    def _grow(self, poly: Polygon) -> Polygon:
+        r = self.rules
+        return nudge_obstacles([poly], r.prizm_radius, r.nudge_clearance)[0]
 
     def _start_prizms(self) -> list[tuple[float, float]]:
         """A regular polygon around the table's centre, its vertices facing the seats."""

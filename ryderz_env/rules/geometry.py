@@ -300,9 +300,13 @@ class Table:
             self.centre = (float(c.x), float(c.y))
             self.min_width = _min_width(verts)
             self.radius = math.nan
+        #: a search disc around a point of the table this wide covers the table (Nudge)
+        self.search_limit = 2.0 * max(self.min_width,
+                                      math.hypot(*self.polygon.bounds[2:]) * 2.0)
         shapely.prepare(self.polygon)
         self.sagitta = sagitta
         self._insets: dict[float, Polygon] = {}
+        self._inset_inner: dict[float, float] = {}  # a round table inset's inscribed radius
 
     # -- the perimeter ------------------------------------------------------------------
     def point_at(self, t: float) -> tuple[float, float]:
@@ -395,11 +399,22 @@ class Table:
         region = self._insets.get(d)
         if region is None:
             if self.is_circle:
-                region = shapely.polygons(disc_coords(self.radius - d, self.sagitta))
+                corners = disc_coords(self.radius - d, self.sagitta)
+                region = shapely.polygons(corners)
+                self._inset_inner[d] = (self.radius - d) * math.cos(math.pi / len(corners))
             else:
                 region = self.polygon.buffer(-d, join_style="mitre")
             self._insets[d] = region
         return region
+
+    def inset_holds(self, d: float, x: float, y: float, rho: float) -> bool:
+        """Whether every point within ``rho`` of (``x``, ``y``) lies in :meth:`inset` ``(d)``
+        (a sufficient test, with a margin of 1e-9 in)."""
+        region = self.inset(d)
+        if self.is_circle:  # the inset is a regular polygon: within its inscribed circle
+            return math.hypot(x, y) + rho <= self._inset_inner[d] - 1e-9
+        return bool(shapely.contains_xy(region, x, y)) and (
+            shapely.distance(region.boundary, Point(x, y)) >= rho + 1e-9)
 
     def random_point(self, rng: np.random.Generator, inset: float) -> tuple[float, float]:
         """A uniformly random point of the table shrunk by ``inset``."""
@@ -460,6 +475,27 @@ def crossing_parts(disc: Polygon, lazer: list[Polygon], min_area: float, seal: f
 NUDGE_QUAD_SEGS = 16
 
 
+def _circle_directions(quad_segs: int) -> np.ndarray:
+    """The unit vectors to the vertices of shapely's buffer of a point (``quad_segs`` per
+    quarter, from +x clockwise; the quarter points exact)."""
+    n = 4 * quad_segs
+    out = np.empty((n, 2))
+    for k in range(n):
+        a = -k * (TWO_PI / n)
+        out[k] = (math.cos(a), math.sin(a))
+    out[::quad_segs] = ((1.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (0.0, 1.0))
+    return out
+
+
+_SEARCH_DIRECTIONS = _circle_directions(NUDGE_QUAD_SEGS)
+
+
+def search_disc(x: float, y: float, rho: float) -> Polygon:
+    """``Point(x, y).buffer(rho, quad_segs=NUDGE_QUAD_SEGS)`` (the same vertices), made
+    directly: a point's buffer goes through shapely's whole buffer machinery."""
+    return polygon(np.array((x, y)) + rho * _SEARCH_DIRECTIONS)
+
+
 def nudge_obstacles(pieces: list[Polygon], radius: float, clearance: float) -> list[Polygon]:
     """Where a nudged Prizm's centre may not lie because of each of ``pieces``: the piece
     grown by the disc's ``radius`` and the ``clearance`` (see :func:`nudge_point`)."""
@@ -491,7 +527,7 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
         boxes = [p.bounds for p in pieces]
     box = np.array(boxes) if pieces else np.zeros((0, 4))
     rho = 2.0 * radius + clearance
-    limit = 2.0 * max(table.min_width, math.hypot(*table.polygon.bounds[2:]) * 2.0)
+    limit = table.search_limit
     while rho <= limit:
         reach = rho + d_prizm
         near = np.flatnonzero(
@@ -502,7 +538,9 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
         others = [p for p in prizms if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         if others:
             blocked += list(shapely.buffer(shapely.points(others), d_prizm, quad_segs=q))
-        region = shapely.intersection(free_table, Point(centre).buffer(rho, quad_segs=q))
+        region = search_disc(cx, cy, rho)
+        if not table.inset_holds(radius + tol, cx, cy, rho):
+            region = shapely.intersection(free_table, region)
         if blocked:
             region = shapely.difference(region, shapely.union_all(blocked))
         if not region.is_empty and region.area > 0:
