@@ -212,7 +212,7 @@ class State(MachineQueries):
         ch = self.chance
         if ch is None:
             raise IllegalActionError("apply_chance called when no chance event is pending")
-        kind = ChanceKind(ch["kind"])
+        kind = _CHANCE_KINDS[ch["kind"]]
         value = self._check_chance(kind, outcome)
         self.chance = None
         self._legal = {}
@@ -221,11 +221,12 @@ class State(MachineQueries):
 
     def _check_chance(self, kind: ChanceKind, outcome: Any) -> Any:
         if kind in (ChanceKind.DIE, ChanceKind.DEAL_GEARS):
-            valid = [o for o, p in self.chance_outcomes() if p > 0]
+            valid = (_die_faces(self.game.rules.die_faces) if kind is ChanceKind.DIE else
+                     [o for o, p in self.chance_outcomes() if p > 0])
             if isinstance(outcome, bool) or outcome not in valid:
                 raise IllegalActionError(
                     f"chance outcome {outcome!r} is not possible for {kind.value}; "
-                    f"possible: {valid}")
+                    f"possible: {list(valid)}")
             return int(outcome)
         if kind is ChanceKind.LAUNCH_NOISE:
             if isinstance(outcome, bool) or not isinstance(outcome, int | float) \
@@ -347,7 +348,7 @@ class State(MachineQueries):
             acts[int(s)] = act
         d, self.decision = self.decision, None
         self._legal = {}
-        _DECIDE[DecisionKind(d["kind"])](self, d, acts)
+        _DECIDE_BY_VALUE[d["kind"]](self, d, acts)
         self._run()
 
     def _compute_legal(self, seat: int) -> list[Action]:
@@ -587,7 +588,7 @@ class State(MachineQueries):
         p = self.players[seat]
         self.turn["roll"] = roll
         if roll == 0 or roll >= p.gear:
-            self._place_curve(seat, p.gear, PieceKind(ch["curve"]), ch["side"])
+            self._place_curve(seat, p.gear, _PIECE_KINDS[ch["curve"]], ch["side"])
             if roll == 0:
                 p.gear = 1  # Spin Out
         else:
@@ -844,26 +845,23 @@ class State(MachineQueries):
             self._boxes = (index, boxes)
         return self._boxes[1]
 
-    def _elements_near(self, x0: float, y0: float, x1: float, y1: float) -> list[int]:
-        """Indices (into the table index) of the elements whose box meets the given box (a
-        plain loop: faster than numpy for the few dozen elements of a table)."""
-        return [i for i, e in enumerate(self._table_index()[0])
-                if e.bbox[0] <= x1 and e.bbox[2] >= x0 and e.bbox[1] <= y1 and e.bbox[3] >= y0]
-
     def _touching(self, el: Element, exclude: list[Element] | None) -> list[Element]:
         """Elements on the table within the touch tolerance of ``el`` (itself and those in
-        ``exclude`` left out); bounding boxes first, then exact distances."""
+        ``exclude`` left out), in table order; bounding boxes first (a plain loop over the
+        Lazers: most placements have nothing near, and then no table index is needed), then
+        exact distances."""
         tol = self.game.rules.touch_tolerance
-        els, polys = self._table_index()
         x0, y0, x1, y1 = el.bbox
-        near = [i for i in self._elements_near(x0 - tol, y0 - tol, x1 + tol, y1 + tol)
-                if els[i] is not el]
+        x0, y0, x1, y1 = x0 - tol, y0 - tol, x1 + tol, y1 + tol
+        near = [e for p in self.players for e in p.lazer
+                if e.bbox[0] <= x1 and e.bbox[2] >= x0 and e.bbox[1] <= y1 and e.bbox[3] >= y0
+                and e is not el]
         if exclude:  # (elements compare by identity)
-            near = [i for i in near if els[i] not in exclude]
+            near = [e for e in near if e not in exclude]
         if not near:
             return []
-        d = shapely.distance(el.poly, polys[near])
-        return [els[i] for i, di in zip(near, d, strict=True) if di < tol]
+        d = shapely.distance(el.poly, [e.poly for e in near])
+        return [e for e, di in zip(near, d.tolist(), strict=True) if di < tol]
 
     # ------------------------------------------------------------------ end of the turn
     def _t_resolve(self, seat: int) -> None:
@@ -967,9 +965,10 @@ class State(MachineQueries):
         return not self._prizms_near_both(el, other)
 
     def _prizms_near_both(self, a: Element, b: Element) -> list[int]:
-        """Prizms whose disc's bounding box meets both elements' boxes."""
-        near_b = set(self._prizms_near(b.bbox))
-        return [j for j in self._prizms_near(a.bbox) if j in near_b]
+        """Prizms whose disc's bounding box meets both elements' boxes (in one pass: a box
+        meets both when it meets the box of their greater lower and lesser upper bounds)."""
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.bbox, b.bbox
+        return self._prizms_near((max(ax0, bx0), max(ay0, by0), min(ax1, bx1), min(ay1, by1)))
 
     def _contact_excused(self, el: Element, other: Element, joints: list[Element]) -> bool:
         """Contact at the joint where ``el`` and ``other`` nest (``other`` in ``joints``),
@@ -1045,6 +1044,12 @@ class State(MachineQueries):
 
 
 @functools.lru_cache(maxsize=16)
+def _die_faces(faces: tuple[int, ...]) -> tuple[int, ...]:
+    """The curve die's distinct faces, in order."""
+    return tuple(sorted(set(faces)))
+
+
+@functools.lru_cache(maxsize=16)
 def _die_outcomes(faces: tuple[int, ...]) -> tuple[tuple[int, float], ...]:
     """The curve die's faces with their probabilities (worked out once per die)."""
     return tuple((f, faces.count(f) / len(faces)) for f in sorted(set(faces)))
@@ -1084,5 +1089,9 @@ _CHANCE: dict[ChanceKind, Callable[[State, dict, Any], None]] = {
     ChanceKind.DIE: State._c_die,
     ChanceKind.TOSS: State._c_toss,
 }
+#: the handlers and enum members by the values kept in ``decision`` and ``chance`` dicts
+_DECIDE_BY_VALUE = {k._value_: f for k, f in _DECIDE.items()}
+_CHANCE_KINDS = {k._value_: k for k in ChanceKind}
+_PIECE_KINDS = tuple(sorted(PieceKind))  # by value (0, 1, 2, ...)
 
 __all__ = ["NOOP", "ChanceKind", "DecisionKind", "Outcome", "Player", "Prizm", "State"]
