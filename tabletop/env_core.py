@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from tabletop.errors import IllegalActionError
 from tabletop.protocol import Game, State
-from tabletop.records import GameRecord, json_value
+from tabletop.records import GameRecord
 
 #: legal sets whose masks a session keeps (all forgotten when it is full)
 MASK_CACHE = 256
@@ -181,10 +181,7 @@ class GameSession:
         self.n = adapter.num_players
         self.state: State = adapter.game.new_initial_state(0)
         self.rng = np.random.default_rng(0)
-        self._record = GameRecord(game=adapter.env_name, config={}, seed=None)
-        #: events not yet written into the record: (True, chance outcome) or (False, the
-        #: deciders' game actions); written as JSON when the record is read
-        self._unlogged: list[tuple[bool, Any]] = []
+        self.record = GameRecord(game=adapter.env_name, config={}, seed=None)
         self.buffer: dict[int, Any] = {}
         self.forced_end = False
         self.illegal_by: int | None = None
@@ -212,9 +209,8 @@ class GameSession:
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)
-        self._record = GameRecord(game=self.adapter.env_name, config=self._config(game),
-                                  seed=seed)
-        self._unlogged = []
+        self.record = GameRecord(game=self.adapter.env_name, config=self._config(game),
+                                 seed=seed)
         self.buffer = {}
         self.forced_end = False
         self.illegal_by = None
@@ -231,19 +227,6 @@ class GameSession:
             self._config_blob = pickle.dumps(config)
             self._config_game = game
         return pickle.loads(self._config_blob)
-
-    @property
-    def record(self) -> GameRecord:
-        """The game's record so far. Events are kept as they happen and written as JSON
-        data (``json_value``, ``adapter.action_json``) when the record is read: the same
-        record, without converting every event of games whose record nobody reads."""
-        if self._unlogged:
-            to_json, events = self.adapter.action_json, self._record.events
-            for is_chance, what in self._unlogged:
-                events.append({"chance": json_value(what)} if is_chance else
-                              {"actions": {str(k): to_json(v) for k, v in sorted(what.items())}})
-            self._unlogged = []
-        return self._record
 
     @property
     def done(self) -> bool:
@@ -376,7 +359,7 @@ class GameSession:
         """Apply one game action per decider to the state and log them in the record."""
         self.state.apply_actions(acts)
         self._changed()
-        self._unlogged.append((False, acts))
+        self.record.log_actions(acts, self.adapter.action_json)
 
     def _shaping_on(self) -> bool:
         return self.adapter.shaping_enabled()
@@ -389,7 +372,7 @@ class GameSession:
                 outcome = s.sample_chance(self.rng)
                 s.apply_chance(outcome)
                 self._changed()
-                self._unlogged.append((True, outcome))
+                self.record.log_chance(outcome)
                 continue
             if not self.auto_play:
                 break

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,65 @@ RECORD_SCHEMA = "tabletop/record"
 RECORD_VERSION = 1
 
 
-@dataclass
 class GameRecord:
     """One game: which game and config, the seed, and every event in order.
 
     Events are ``{"chance": outcome}`` or ``{"actions": {seat: action}}`` (each action as
     ``game.action_to_json`` gives it: an int, or e.g. ``[int, x]`` for a launch); optional
     ``snapshots`` map an event index to ``state.to_dict()`` taken before that event.
+
+    A logger that plays many games whose records are seldom read (an env) hands events over as
+    they are (:meth:`log_chance`, :meth:`log_actions`); they are written as JSON data when
+    :attr:`events` is next read, so the record is complete whenever it is looked at.
     """
 
-    game: str
-    config: dict[str, Any]
-    seed: int | None
-    events: list[dict[str, Any]] = field(default_factory=list)
-    snapshots: dict[int, dict[str, Any]] = field(default_factory=dict)
+    def __init__(self, game: str, config: dict[str, Any], seed: int | None,
+                 events: list[dict[str, Any]] | None = None,
+                 snapshots: dict[int, dict[str, Any]] | None = None) -> None:
+        self.game = game
+        self.config = config
+        self.seed = seed
+        self._events: list[dict[str, Any]] = [] if events is None else events
+        self.snapshots: dict[int, dict[str, Any]] = {} if snapshots is None else snapshots
+        # events handed over as they are: (chance outcome, None) or (actions, to_json)
+        self._pending: list[tuple[Any, Callable[[Any], Any] | None]] = []
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Every event so far, as JSON data."""
+        if self._pending:
+            self._write_pending()
+        return self._events
+
+    def _write_pending(self) -> None:
+        written = [{"chance": json_value(what)} if to_json is None else
+                   {"actions": {str(k): to_json(a) for k, a in sorted(what.items())}}
+                   for what, to_json in self._pending]
+        self._events.extend(written)  # (nothing changes if writing one fails)
+        self._pending = []
+
+    def log_chance(self, outcome: Any) -> None:
+        """Append ``{"chance": json_value(outcome)}``, written when the events are read
+        (``outcome`` must not change until then)."""
+        self._pending.append((outcome, None))
+
+    def log_actions(self, actions: Mapping[int, Any], to_json: Callable[[Any], Any]) -> None:
+        """Append ``{"actions": {str(seat): to_json(action)}}`` (seats in order), written
+        when the events are read (``actions`` must not change until then)."""
+        self._pending.append((actions, to_json))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameRecord):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return (f"GameRecord(game={self.game!r}, seed={self.seed!r}, "
+                f"{len(self.events)} events, {len(self.snapshots)} snapshots)")
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._write_pending()  # (pending actions hold their writer, a bound method)
+        return dict(self.__dict__)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -102,3 +103,53 @@ def test_env_record_read_mid_game_holds_every_event_once_and_replays(package: st
             assert replay(adapter.game, again).to_dict() == session.state.to_dict()
     assert reads == sorted(reads) and reads[-1] > reads[0]
     assert len(env.unwrapped.record.events) == reads[-1]  # reading again adds nothing
+
+
+def test_env_record_kept_from_before_stays_complete_through_play_and_reset() -> None:
+    """A record object taken from an env shows the events played since, and the finished
+    game's record stays whole after the env is reset."""
+    import ryderz_env
+
+    env = ryderz_env.env()
+    adapter = env.unwrapped.adapter
+    env.reset(seed=2)
+    kept = env.unwrapped.record
+    rng = np.random.default_rng(2)
+    steps = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else adapter.random_env_action(obs[adapter.mask_key], rng))
+        steps += 1
+        if steps == 40:
+            break
+    n = len(kept.events)
+    assert n > 0 and kept is env.unwrapped.record
+    env.reset(seed=3)
+    assert env.unwrapped.record is not kept
+    assert len(kept.events) == n  # nothing lost, nothing added by the new game
+    assert replay(adapter.game, kept).to_dict()["round"] >= 1
+
+
+def test_record_writes_pending_events_once_and_keeps_them_if_writing_fails() -> None:
+    rec = GameRecord(game="g", config={}, seed=0)
+    rec.log_chance(np.int64(3))
+    calls = []
+
+    def to_json(a: int) -> int:
+        calls.append(a)
+        if a < 0:
+            raise ValueError("no")
+        return a * 10
+
+    rec.log_actions({1: 2, 0: 1}, to_json)
+    assert rec.events == [{"chance": 3}, {"actions": {"0": 10, "1": 20}}]
+    assert rec.events == [{"chance": 3}, {"actions": {"0": 10, "1": 20}}]  # written once
+    assert calls == [1, 2]
+    rec.log_actions({0: -1}, to_json)
+    with pytest.raises(ValueError):
+        rec.events  # noqa: B018
+    assert rec._events == [{"chance": 3}, {"actions": {"0": 10, "1": 20}}]  # unchanged
+    fresh = GameRecord(game="g", config={}, seed=1)
+    fresh.log_actions({0: 4}, to_json)  # (a local function: pickled only once written)
+    clone = pickle.loads(pickle.dumps(fresh))
+    assert clone == fresh and clone.events == [{"actions": {"0": 40}}]

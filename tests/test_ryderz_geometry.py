@@ -632,6 +632,20 @@ def test_nudge_obstacle_of_every_shape_is_its_placed_shape_grown_up_to_rounding(
         assert shapely.hausdorff_distance(a, b) < 1e-12, el
 
 
+def test_nudge_obstacle_of_a_shape_grown_with_holes_is_grown_where_placed() -> None:
+    """A shape whose grown obstacle is not one simple polygon has no kept outline: its pieces'
+    obstacles are grown where they lie."""
+    g = Game(num_players=2)
+    r = g.rules
+    key = (HARD, 1, 1)
+    g._nudge_outlines[key] = None  # as for a shape grown with holes
+    shape = g.shapes[key]
+    el = make_element(0, HARD, 1, 1, Pose(2.0, -3.0, 0.4), 1, shape.outline, shape.exit)
+    (got,) = g.nudge_obstacles_of([el])
+    (want,) = nudge_obstacles([el.poly], r.prizm_radius, r.nudge_clearance)
+    assert got.wkb == want.wkb
+
+
 def test_search_disc_is_shapelys_buffer_of_the_point() -> None:
     rng = np.random.default_rng(8)
     for _ in range(200):
@@ -649,10 +663,20 @@ def test_inset_holds_a_disc_only_when_the_inset_does(table: str) -> None:
     d = RADIUS + 1e-6
     region = t.inset(d)
     rng = np.random.default_rng(9)
+    # random discs, and discs reaching just short of a round inset's circumcircle towards the
+    # middle of one of its edges (where the polygon lies inside the circle)
+    discs = [(*rng.uniform(-20, 20, 2), float(rng.uniform(0.5, 6.0))) for _ in range(300)]
+    if t.is_circle:
+        corners = shapely.get_coordinates(region)[:-1]
+        outer = t.radius - d
+        for k in range(0, len(corners), 7):
+            mx, my = (corners[k] + corners[(k + 1) % len(corners)]) / 2.0
+            u = np.array([mx, my]) / math.hypot(mx, my)
+            rho = float(rng.uniform(0.5, 3.0))
+            reach = outer - rho - float(rng.uniform(0.0, 2e-4))
+            discs.append((*(u * reach), rho))
     yes = 0
-    for _ in range(300):
-        x, y = rng.uniform(-20, 20, 2)
-        rho = float(rng.uniform(0.5, 6.0))
+    for x, y, rho in discs:
         if t.inset_holds(d, x, y, rho):
             yes += 1
             assert shapely.contains(region, search_disc(x, y, rho))
@@ -678,3 +702,5 @@ def test_outline_placement_rounds_each_fused_product_once_on_every_cpu():
             assert (wx, wy) == (fx + px, fy + py)
         assert (x0, y0, x1, y1) == (out[:, 0].min(), out[:, 1].min(), out[:, 0].max(),
                                     out[:, 1].max())
+    ints = place_outline(np.array([[1, 0], [0, 2]]), 0.5, 0.0, 1.0, 0.0)[0]
+    assert ints.dtype == np.float64 and ints.tolist() == [[1.5, 0.0], [0.5, 2.0]]

@@ -141,7 +141,7 @@ class Game(GameBase):
 
         Growing a shape by a distance commutes with turning and moving it, so a piece's
         obstacle is its shape's obstacle (:meth:`nudge_outline`) placed at the piece's pose:
-        the same polygon up to the rounding of the placement (1e-15 in; the obstacles are
+        the same polygon up to the rounding of the placement (~1e-14 in; the obstacles are
         grown 1e-9 in more than the clearance, ``geometry.inflate``)."""
         cache = self.nudge_obstacles
         new = [el for el in els if el not in cache]

@@ -307,6 +307,7 @@ class Table:
         self.sagitta = sagitta
         self._insets: dict[float, Polygon] = {}
         self._inset_inner: dict[float, float] = {}  # a round table inset's inscribed radius
+        self._inset_edges: dict[float, shapely.Geometry] = {}  # a polygon table inset's edges
 
     # -- the perimeter ------------------------------------------------------------------
     def point_at(self, t: float) -> tuple[float, float]:
@@ -404,6 +405,7 @@ class Table:
                 self._inset_inner[d] = (self.radius - d) * math.cos(math.pi / len(corners))
             else:
                 region = self.polygon.buffer(-d, join_style="mitre")
+                self._inset_edges[d] = region.boundary
             self._insets[d] = region
         return region
 
@@ -414,7 +416,7 @@ class Table:
         if self.is_circle:  # the inset is a regular polygon: within its inscribed circle
             return math.hypot(x, y) + rho <= self._inset_inner[d] - 1e-9
         return bool(shapely.contains_xy(region, x, y)) and (
-            shapely.distance(region.boundary, Point(x, y)) >= rho + 1e-9)
+            shapely.distance(self._inset_edges[d], Point(x, y)) >= rho + 1e-9)
 
     def random_point(self, rng: np.random.Generator, inset: float) -> tuple[float, float]:
         """A uniformly random point of the table shrunk by ``inset``."""

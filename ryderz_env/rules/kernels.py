@@ -34,7 +34,7 @@ def place_outline(local: np.ndarray, x: float, y: float, c: float,
     """The world coordinates of ``local`` ((N, 2), N >= 1) turned by the rotation whose
     cosine and sine are ``c`` and ``s`` and moved by (``x``, ``y``), and their bounds (min x,
     min y, max x, max y)."""
-    out = np.empty_like(local)
+    out = np.empty((local.shape[0], 2))  # float64, whatever the input's type
     x0 = y0 = np.inf
     x1 = y1 = -np.inf
     for i in range(local.shape[0]):
