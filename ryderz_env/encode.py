@@ -48,6 +48,9 @@ LAUNCH = PieceKind.LAUNCH
 RAY_SAGITTA = 0.02
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (all forgotten when it is full)
 LAZER_CACHE = 512
+#: how far ahead of its seat's Launch Point frame (inches) an observer with no head casts its
+#: rays on a polygon table, where that frame's point lies on an edge
+EDGE_INSET = 1e-6
 
 
 def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
@@ -247,16 +250,19 @@ class VectorEncoder:
         out, the table's edges and radius; and the distances to a non-convex table's edge
         (else ``inf``)."""
         me = state.players[seat]
-        ox, oy = fr.ahead(self.game.pieces.tip if me.head is not None else 0.0)
+        tb = self.game.table
+        if me.head is not None:
+            ox, oy = fr.ahead(self.game.pieces.tip)
+        else:  # its seat's Launch Point frame: on a polygon table that point lies on an edge,
+            # from where every ray would meet the edge at once, so the rays start just inside
+            ox, oy = fr.ahead(0.0 if tb.is_circle else EDGE_INSET)
         no = self._no_chords
         chords = tuple(no if t is None else t.chords for t in tables)
         own = tables[0]
         # leave out the piece it sits on
         skip = own.front if own is not None and me.head == me.lazer[-1].exit else 0
-        tb = self.game.table
-        # a convex table's edges are capsules of radius 0 too, seen from inside it (from a
-        # head's point: a seat's Launch Point frame lies on the edge, see _edge_distances)
-        fold = self._edge_table is not None and me.head is not None
+        # a convex table's edges are capsules of radius 0 too, seen from inside it
+        fold = self._edge_table is not None
         edge_dist = self._no_edge_dist
         if not (fold or tb.is_circle):
             edge_dist = self._edge_distances(directions(fr.h, self.ray_angles), ox, oy)
@@ -267,8 +273,6 @@ class VectorEncoder:
         """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
         polygon table's edge (round tables: in :func:`ryderz_env.raycast.cast`)."""
         dx, dy = dirs[0, :, None], dirs[1, :, None]
-        # the origin can lie on an edge's line (a seat's Launch Point frame), where what a ray
-        # sees is a matter of rounding: so this arithmetic must not change
         p0, p1, e0, e1 = self._edge_cols
         denom = dx * e1
         denom -= dy * e0

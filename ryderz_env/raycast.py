@@ -115,7 +115,10 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
                 dn = dx * chords[0, j] + dy * chords[2, j]
                 du = dx * chords[1, j] + dy * chords[3, j]
                 t = math.copysign(g[j], m0[j]) / dn  # where the ray enters the slab
-                if not (t >= 0.0 and not abs(t * du - nsm[j]) > chords[6, j]):
+                # (a table's edge reaches GRAZE past its corners: a ray through a corner
+                # meets one of the two edges there, whatever the rounding)
+                half = chords[6, j] if j < n_ends else chords[6, j] + GRAZE
+                if not (t >= 0.0 and not abs(t * du - nsm[j]) > half):
                     t = np.inf
             if t < best:
                 best = t

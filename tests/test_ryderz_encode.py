@@ -10,7 +10,7 @@ import pytest
 import shapely
 from ryderz_builders import EAST, game, piece, position, st
 
-from ryderz_env.encode import RAY_SAGITTA, VectorEncoder, ray_distances
+from ryderz_env.encode import EDGE_INSET, RAY_SAGITTA, VectorEncoder, ray_distances
 from ryderz_env.rules import Action, Game, Pose, Prizm
 from ryderz_env.rules.geometry import arc_segments, to_world
 from tabletop.protocol import play_chance
@@ -71,6 +71,35 @@ def test_rays_from_a_fresh_launch_point_reach_the_far_edge_ahead() -> None:
     tip = 18.0 * math.cos(math.asin(0.75 / 18.0)) - 1.0
     assert r[0] == pytest.approx(2 * tip, abs=1e-9)
     assert r[len(r) // 2] == pytest.approx(18.0 - tip, abs=1e-9)
+
+
+def test_an_observer_with_no_head_on_a_polygon_table_sees_across_it_and_the_edge_behind() -> None:
+    """Seat 1 of the 60 x 40 table has its Launch Point frame in the middle of a long edge; with
+    no head its rays start EDGE_INSET inside: ahead across the 40-inch width, along the edge to
+    the corners 30 inches either side, behind onto the edge it stands on."""
+    g = Game(num_players=4, table="rectangle")
+    s = g.new_initial_state(0)
+    enc = VectorEncoder(g)
+    assert s.players[1].head is None
+    r = enc.rays(s, 1) * enc.ray_range
+    quarter = len(r) // 4
+    assert r[0] == pytest.approx(40.0 - EDGE_INSET, abs=1e-9)
+    assert r[quarter] == pytest.approx(30.0, abs=1e-6)
+    assert r[3 * quarter] == pytest.approx(30.0, abs=1e-6)
+    assert r[2 * quarter] == pytest.approx(EDGE_INSET, abs=1e-9)
+
+
+def test_a_ray_through_a_corner_of_the_table_meets_it_there() -> None:
+    """Seat 0 of the hexagon sits at a corner: its Launch Point's back corners lie on the two
+    edges that meet there, and the ray straight behind runs through the corner itself."""
+    g = Game(num_players=2, table="hexagon")
+    s = g.new_initial_state(0)
+    enc = VectorEncoder(g)
+    fr = enc.frame(s, 0)
+    corner = min(g.table.vertices.tolist(), key=lambda v: math.hypot(v[0] - fr.x, v[1] - fr.y))
+    r = enc.rays(s, 0) * enc.ray_range
+    assert r[len(r) // 2] == pytest.approx(math.hypot(corner[0] - fr.x, corner[1] - fr.y)
+                                           + EDGE_INSET, abs=1e-6)
 
 
 def test_a_piece_across_the_path_shortens_the_ray_ahead() -> None:
@@ -150,7 +179,8 @@ def _shapely_rays(enc: VectorEncoder, s, seat: int) -> tuple[np.ndarray, np.ndar
     g = enc.game
     fr = enc.frame(s, seat)
     me = s.players[seat]
-    ox, oy = fr.ahead(g.pieces.tip if me.head is not None else 0.0)
+    inset = 0.0 if g.table.is_circle else EDGE_INSET  # (no head: the seat's frame, on an edge)
+    ox, oy = fr.ahead(g.pieces.tip if me.head is not None else inset)
     shapes = []
     for p in s.players:
         for el in p.lazer:
@@ -183,7 +213,7 @@ def _shapely_rays(enc: VectorEncoder, s, seat: int) -> tuple[np.ndarray, np.ndar
     return np.array(dist), np.array(grazing)
 
 
-@pytest.mark.parametrize("table", ["standard", "rectangle"])
+@pytest.mark.parametrize("table", ["standard", "rectangle", "hexagon"])
 def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
     g = Game(num_players=4, table=table)
     enc = VectorEncoder(g)
@@ -195,8 +225,6 @@ def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
             break
         if step % 6 == 0 and not s.is_chance_node():
             for seat in range(g.num_players):
-                if s.players[seat].head is None and not g.table.is_circle:
-                    continue  # the ray origin lies on a straight edge: what it sees is rounding
                 want, grazing = _shapely_rays(enc, s, seat)
                 # the arcs of the round ends and of a round table are polygons to shapely
                 got = enc.rays(s, seat)
