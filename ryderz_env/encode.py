@@ -23,8 +23,8 @@ others clockwise. Blocks, in order (``VectorEncoder.blocks`` names them with the
 Rays are cast against capsules: each piece's centreline (curves as a few chords) grown by
 half the Lazer width, and a Launch Point's middle (:func:`cast_rays`). The capsules are kept
 per Lazer, a Lazer one piece longer than a known one built from it, and cast in one compiled
-loop over the table's capsules (``ryderz_env.raycast``); seen from a head, a convex table's
-edges are capsules of radius 0 in the same pass.
+loop over the table's capsules (``ryderz_env.raycast``); a convex table's edges are capsules
+of radius 0 in the same pass (reaching ``raycast.GRAZE`` past their corners).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ryderz_env.raycast import cast, cast_into, directions, extend, finish, place
+from ryderz_env.raycast import GRAZE, cast, cast_into, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
@@ -49,7 +49,8 @@ RAY_SAGITTA = 0.02
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (all forgotten when it is full)
 LAZER_CACHE = 512
 #: how far ahead of its seat's Launch Point frame (inches) an observer with no head casts its
-#: rays on a polygon table, where that frame's point lies on an edge
+#: rays on a polygon table, where that frame's point lies on an edge (or just inside it, at a
+#: seat on a corner)
 EDGE_INSET = 1e-6
 
 
@@ -73,7 +74,8 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -
     """For each ray, the distance from its origin to the first capsule (a ``chord_table``),
     ``inf`` where it meets none; an origin inside a capsule sees every capsule at distance 0.
     ``rays`` (2, R + 1) holds R unit directions as columns, then the origin. Only the first
-    ``n_ends`` capsules (default all) have round ends: the others are segments (radius 0).
+    ``n_ends`` capsules (default all) have round ends: the others are segments (radius 0)
+    that reach ``raycast.GRAZE`` past their ends (a polygon table's edges).
     The cast itself, and how it treats rays that graze an outline, is
     :func:`ryderz_env.raycast.cast`."""
     n_rays = rays.shape[1] - 1
@@ -176,6 +178,8 @@ class VectorEncoder:
             v, w = tb.vertices, np.roll(tb.vertices, -1, axis=0)
             e = w - v
             self._edge_cols = (v[:, 0].copy(), v[:, 1].copy(), e[:, 0].copy(), e[:, 1].copy())
+            # how far past its ends (as a fraction of it) an edge reaches: GRAZE, as in the cast
+            self._edge_slack = GRAZE / np.hypot(e[:, 0], e[:, 1])
             if tb.polygon.convex_hull.area <= tb.polygon.area * (1.0 + 1e-12):
                 self._edge_table = chord_table(v, w, np.zeros(len(v)))
 
@@ -253,8 +257,9 @@ class VectorEncoder:
         tb = self.game.table
         if me.head is not None:
             ox, oy = fr.ahead(self.game.pieces.tip)
-        else:  # its seat's Launch Point frame: on a polygon table that point lies on an edge,
-            # from where every ray would meet the edge at once, so the rays start just inside
+        else:  # its seat's Launch Point frame: on a polygon table that point lies on an edge
+            # (or just inside, at a corner seat), and from on an edge every ray would meet it at
+            # once, so the rays start just inside
             ox, oy = fr.ahead(0.0 if tb.is_circle else EDGE_INSET)
         no = self._no_chords
         chords = tuple(no if t is None else t.chords for t in tables)
@@ -271,7 +276,8 @@ class VectorEncoder:
 
     def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
         """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
-        polygon table's edge (round tables: in :func:`ryderz_env.raycast.cast`)."""
+        polygon table's edge (round tables: in :func:`ryderz_env.raycast.cast`); each edge
+        reaches ``GRAZE`` past its corners, so no ray slips between two edges at a corner."""
         dx, dy = dirs[0, :, None], dirs[1, :, None]
         p0, p1, e0, e1 = self._edge_cols
         denom = dx * e1
@@ -284,8 +290,8 @@ class VectorEncoder:
             s /= denom
         miss = np.abs(denom) <= 1e-12
         miss |= t < 0
-        miss |= s < 0
-        miss |= s > 1
+        miss |= s < -self._edge_slack
+        miss |= s > 1.0 + self._edge_slack
         np.putmask(t, miss, np.inf)
         return np.minimum(t.min(axis=1), self.ray_range)
 

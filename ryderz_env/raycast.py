@@ -34,7 +34,8 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
     the origin (``ox``, ``oy``) to the first capsule, ``inf`` where it meets none; all 0 when
     the origin lies inside a capsule. The capsules: those of ``tables`` (``chord_table``s;
     the first without its last ``skip``), and the segments (capsules of radius 0 without
-    round ends) of ``edges``, a polygon table's edges. ``circle`` > 0 is the radius of a
+    round ends, reaching ``GRAZE`` past their ends so that a ray through a corner meets the
+    table there) of ``edges``, a convex polygon table's edges. ``circle`` > 0 is the radius of a
     round table centred on the origin of coordinates, whose edge the rays meet too (from
     inside it).
 

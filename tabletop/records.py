@@ -29,7 +29,9 @@ class GameRecord:
 
     A logger that plays many games whose records are seldom read (an env) hands events over as
     they are (:meth:`log_chance`, :meth:`log_actions`); they are written as JSON data when
-    :attr:`events` is next read, so the record is complete whenever it is looked at.
+    :attr:`events` is next read, so the record is complete whenever it is looked at. Events
+    appended directly go through ``record.events.append`` each time (a list kept from an
+    earlier read would miss the events logged since, and take its appends before them).
     """
 
     def __init__(self, game: str, config: dict[str, Any], seed: int | None,
@@ -55,7 +57,7 @@ class GameRecord:
                    {"actions": {str(k): to_json(a) for k, a in sorted(what.items())}}
                    for what, to_json in self._pending]
         self._events.extend(written)  # (nothing changes if writing one fails)
-        self._pending = []
+        self._pending.clear()  # (in place: a shallow copy shares it, and the events)
 
     def log_chance(self, outcome: Any) -> None:
         """Append ``{"chance": json_value(outcome)}``, written when the events are read
@@ -74,7 +76,8 @@ class GameRecord:
 
     def __repr__(self) -> str:
         return (f"GameRecord(game={self.game!r}, seed={self.seed!r}, "
-                f"{len(self.events)} events, {len(self.snapshots)} snapshots)")
+                f"{len(self._events) + len(self._pending)} events, "
+                f"{len(self.snapshots)} snapshots)")
 
     def __getstate__(self) -> dict[str, Any]:
         self._write_pending()  # (pending actions hold their writer, a bound method)

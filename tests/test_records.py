@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import pickle
@@ -124,10 +125,17 @@ def test_env_record_kept_from_before_stays_complete_through_play_and_reset() -> 
             break
     n = len(kept.events)
     assert n > 0 and kept is env.unwrapped.record
+    for _agent in env.agent_iter():  # on, without reading the record
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else adapter.random_env_action(obs[adapter.mask_key], rng))
+        steps += 1
+        if steps == 80:
+            break
+    state_before_reset = env.unwrapped.session.state.to_dict()
     env.reset(seed=3)
     assert env.unwrapped.record is not kept
-    assert len(kept.events) == n  # nothing lost, nothing added by the new game
-    assert replay(adapter.game, kept).to_dict()["round"] >= 1
+    assert len(kept.events) > n
+    assert replay(adapter.game, kept).to_dict() == state_before_reset  # every event, in order
 
 
 def test_record_writes_pending_events_once_and_keeps_them_if_writing_fails() -> None:
@@ -146,9 +154,15 @@ def test_record_writes_pending_events_once_and_keeps_them_if_writing_fails() -> 
     assert rec.events == [{"chance": 3}, {"actions": {"0": 10, "1": 20}}]  # written once
     assert calls == [1, 2]
     rec.log_actions({0: -1}, to_json)
-    with pytest.raises(ValueError):
-        rec.events  # noqa: B018
+    for _ in range(2):  # the failed event stays pending: every read fails the same way
+        with pytest.raises(ValueError):
+            rec.events  # noqa: B018
     assert rec._events == [{"chance": 3}, {"actions": {"0": 10, "1": 20}}]  # unchanged
+    assert "3 events" in repr(rec)  # (without writing)
+    shallow = copy.copy(GameRecord(game="g", config={}, seed=2))
+    shallow.log_chance(1)
+    twin = copy.copy(shallow)
+    assert shallow.events == [{"chance": 1}] and twin.events == [{"chance": 1}]  # once
     fresh = GameRecord(game="g", config={}, seed=1)
     fresh.log_actions({0: 4}, to_json)  # (a local function: pickled only once written)
     clone = pickle.loads(pickle.dumps(fresh))

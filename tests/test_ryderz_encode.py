@@ -232,3 +232,31 @@ def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
                 checked += int((~grazing).sum())
         _random_step(s, rng)
     assert checked >= 500
+
+
+def test_rays_through_the_corners_of_a_non_convex_table_meet_it_there(tmp_path) -> None:
+    """On a non-convex table (an L, its edges not folded into the compiled cast) a ray aimed
+    through a convex corner stops there (or at an edge before it), whatever the rounding."""
+    path = tmp_path / "ell.yaml"
+    path.write_text(
+        "name: ell\nshape: polygon\ndiameter: 0.0\n"
+        "polygon: [[-20.0, -20.0], [20.0, -20.0], [20.0, 0.0], [0.0, 0.0], [0.0, 20.0],"
+        " [-20.0, 20.0]]\nfirst_seat: 0.0\nreach: 0.25\n"
+        "launch_point: {width: 1.5, depth: 1.0}\n", encoding="utf-8")
+    g = Game(num_players=2, table=str(path))
+    enc = VectorEncoder(g)
+    assert enc._edge_table is None  # (non-convex: distances by _edge_distances)
+    corners = [(20.0, -20.0), (20.0, 0.0), (0.0, 20.0), (-20.0, 20.0), (-20.0, -20.0)]
+    region = g.table.polygon
+    rng = np.random.default_rng(12)
+    checked = 0
+    while checked < 3000:
+        ox, oy = rng.uniform(-20.0, 20.0, 2)
+        if not region.contains(shapely.Point(ox, oy)):
+            continue
+        cx, cy = corners[checked % len(corners)]
+        d = math.hypot(cx - ox, cy - oy)
+        dirs = np.array([[(cx - ox) / d], [(cy - oy) / d]])
+        got = float(enc._edge_distances(dirs, ox, oy)[0])
+        assert got <= d + 1e-9, (ox, oy, cx, cy, got, d)
+        checked += 1
