@@ -46,9 +46,8 @@ def test_pettingzoo_suite(action_mode: str, obs_mode: str) -> None:
 
 @pytest.mark.parametrize(("action_mode", "obs_mode"), MODES, ids=MODE_IDS)
 def test_gymnasium_check_env(action_mode: str, obs_mode: str) -> None:
-    kit.check_single_agent_env(partial(envs.single_agent_env, num_players=2,
-                                       action_mode=action_mode, obs_mode=obs_mode),
-                               skip_render_check=obs_mode == "image", steps=150)
+    kit.check_single_agent_env(env_id=envs.ENV_ID, num_players=2, action_mode=action_mode,
+                               obs_mode=obs_mode, steps=150)
 
 
 @pytest.mark.parametrize(("action_mode", "obs_mode"), MODES, ids=MODE_IDS)
