@@ -479,7 +479,7 @@ class raw_env(_RyderzOptions, TabletopAECEnv):  # noqa: N801 - PettingZoo naming
     """Lazer Ryderz, AEC API (``lazer_ryderz_v0``).
 
     Keyword options: ``num_players`` (2-4), ``table`` (a preset: standard, small, large,
-    rectangle, hexagon; or a table YAML path), ``powers`` (Power Prizms on or off),
+    rectangle, hexagon, long; or a table YAML path), ``powers`` (Power Prizms on or off),
     ``action_mode`` (hybrid, box, discrete), ``obs_mode`` (vector, image),
     ``launch_positions`` (discrete mode's grid, K >= 36 by default), ``image_size``,
     ``render_mode`` (ansi, rgb_array, human), ``on_illegal`` (raise, penalty,

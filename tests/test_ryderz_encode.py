@@ -213,9 +213,14 @@ def _shapely_rays(enc: VectorEncoder, s, seat: int) -> tuple[np.ndarray, np.ndar
     return np.array(dist), np.array(grazing)
 
 
-@pytest.mark.parametrize("table", ["standard", "rectangle", "hexagon"])
+@pytest.mark.parametrize("table", ["standard", "rectangle", "hexagon", "long", "long squared"])
 def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
-    g = Game(num_players=4, table=table)
+    # the long table's perimeter starts at a vertex in the middle of a side, where seat 0's
+    # headless observer sits; squared, seat 2 sits on the new edge
+    square = table.endswith("squared")
+    g = Game(num_players=4, table=table.split()[0],
+             odd_table={"toss_start_prizms": False, "start_far_sides": False,
+                        "large_far_sides": False, "square_edge": square})
     enc = VectorEncoder(g)
     rng = np.random.default_rng(3)
     s = g.new_initial_state(3)

@@ -789,6 +789,18 @@ def test_third_prizm_wins_even_if_the_piece_then_would_crash():
     assert s.players[1].lazer == [other]
 
 
+def test_two_prizms_scored_in_the_winning_turn_are_both_kept_and_not_replaced():
+    # a 4th-gear straight from x = -4 to 2 crosses both neutral Prizms: 1 -> 3, a win at
+    # once, and no fresh neutral Prizm is tossed for either
+    g = game()
+    s = eastward(g, 4, prizms=[Prizm(10.0, 10.0, 0), Prizm(-2.0, 0.3), Prizm(0.5, -0.2),
+                               Prizm(0.0, -12.0, 1)])
+    move(s, 0, Move.STRAIGHT)
+    assert s.outcome().reason is Outcome.WIN and s.outcome().winner == 0
+    assert s.score(0) == 3 and [q.owner for q in s.prizms].count(-1) == 0
+    assert s.chance is None and s.current_players() == ()
+
+
 def test_round_limit_truncates_with_zero_returns():
     g = game(round_limit=2)
     s = engines(g, [3, 2])
@@ -1147,7 +1159,8 @@ def test_set_lazer_builder_keeps_supply_consistent():
 
 # ---------------------------------------------------------------------------- odd tables
 def odd(**flags: bool) -> dict[str, bool]:
-    base = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False}
+    base = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False,
+            "square_edge": False}
     return {**base, **flags}
 
 
@@ -1205,3 +1218,70 @@ def test_odd_table_large_far_sides_offers_the_bonus_only_from_a_far_side():
     assert s.decision_kind() is DecisionKind.MOVE
     s.apply_action(A.move(0, Move.STRAIGHT))
     assert s.current_players() == (1,) and s.decision_kind() is DecisionKind.MOVE
+
+
+def test_odd_table_square_edge_cuts_a_long_table_square_at_its_first_end():
+    # the long table (72 x 30, first vertex mid-left at (-36, 0)) is cut across its long
+    # axis 30 in from the left end, by an edge of four 5th-gear straights (2 x 2 x 7.5 in)
+    g = game(table="long", odd_table=odd(square_edge=True))
+    assert g.table.vertices.tolist() == [[-36.0, 0.0], [-36.0, 15.0], [-6.0, 15.0],
+                                         [-6.0, -15.0], [-36.0, -15.0]]
+    assert g.table.perimeter == 120.0 and g.table.min_width == 30.0
+    # seats spread along the new perimeter: mid-left end and the middle of the new edge
+    assert g.table.point_at(g.table.seat_position(0, 2)) == (-36.0, 0.0)
+    assert g.table.point_at(g.table.seat_position(1, 2)) == (-6.0, 0.0)
+    assert g.table.centre == (-21.0, 0.0)
+    assert game(table="long").table.perimeter == 204.0  # without the option: the whole table
+
+
+@pytest.mark.parametrize("gear, crash", [(3, False), (4, True)])
+def test_odd_table_square_edge_is_the_table_edge(gear, crash):
+    g = game(table="long", odd_table=odd(square_edge=True))
+    # from (-12, 0) heading east: a 3rd-gear straight's point reaches -7.125, a 4th-gear
+    # one's -5.625, past the new edge at x = -6 (on the uncut table both would stay on)
+    pre = straight_at(g, 0, Pose(-12.0, 0.0, EAST), 1, PREV)
+    s = position(g, 0, lazers={0: [pre]}, prizms=[], gears={0: gear})
+    move(s, 0, Move.STRAIGHT)
+    assert (s.players[0].lazer == []) is crash
+
+
+def test_odd_table_square_edge_plays_the_small_table_rule_on_any_table():
+    # the 60 x 40 rectangle is not small (40 >= 36), but squared (cut at x = 10 by a 40-in
+    # edge: three players' six 7.5-in straights cover 45 in) it plays the small-table rule
+    plain = game(num_players=3, table="rectangle")
+    g = game(num_players=3, table="rectangle", odd_table=odd(square_edge=True))
+    assert not plain.small_table and plain.top_gear == 5
+    assert g.small_table and not g.large_table and g.top_gear == 4
+    assert g.supply == game(num_players=3, table="small").supply
+    assert g.table.vertices.tolist() == [[-30.0, -20.0], [-30.0, 20.0], [10.0, 20.0],
+                                         [10.0, -20.0]]
+
+
+@pytest.mark.parametrize("table, players, message", [
+    ("rectangle", 2, "40 in long, but the pieces laid along it cover only 30 in"),
+    ("standard", 4, "needs a polygon table"),
+    ("small", 2, "needs a polygon table"),
+])
+def test_odd_table_square_edge_needs_a_long_polygon_table_and_enough_straights(
+        table, players, message):
+    with pytest.raises(ConfigError, match=message):
+        game(num_players=players, table=table, odd_table=odd(square_edge=True))
+
+
+def test_odd_table_square_edge_refuses_a_table_no_longer_than_wide(tmp_path):
+    square = tmp_path / "square.yaml"
+    square.write_text("name: square\nshape: polygon\ndiameter: 0.0\n"
+                      "polygon: [[0, 0], [0, 30], [30, 30], [30, 0]]\nfirst_seat: 0.0\n"
+                      "reach: 0.25\nlaunch_point: {width: 1.5, depth: 1.0}\n")
+    with pytest.raises(ConfigError, match="no longer"):
+        game(table=str(square), odd_table=odd(square_edge=True))
+
+
+def test_odd_table_far_side_split_by_a_vertex_is_one_side():
+    # the long table's left end runs through the perimeter's start (a vertex at (-36, 0)):
+    # one far side from t = 189 to 219 (= 15 on the next lap), so a Launch Point at t = 0
+    # has both back corners on it
+    g = game(table="long")
+    assert g.table.far_sides() == ((87.0, 117.0), (189.0, 219.0))
+    assert g.table.on_far_side(0.0) and g.table.on_far_side(14.25)
+    assert not g.table.on_far_side(14.5) and not g.table.on_far_side(50.0)

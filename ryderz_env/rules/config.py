@@ -132,6 +132,9 @@ class OddTable:
     toss_start_prizms: bool  # each player tosses a starting Prizm instead of the central group
     start_far_sides: bool  # Launch Points only on the sides furthest from the centre
     large_far_sides: bool  # the large-table bonus, but only from those sides
+    #: the small-table rule, and the 5th-gear straights laid as an edge that makes a long
+    #: table square (``geometry.squared_table``); optional in files, for older records
+    square_edge: bool = False
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from ryderz_env.rules.geometry import (
     make_element,
     nudge_obstacles,
     polygon,
+    squared_table,
     to_world,
 )
 from ryderz_env.rules.state import State, gear_deals
@@ -62,13 +63,20 @@ class Game(GameBase):
     def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
         self.rules = rules = self.resolve_rules(config, overrides, load_rules)
         self.pieces = load_pieces(rules)
+        square = rules.odd_table.square_edge
         try:
-            self.table = Table(load_table(rules), self.pieces.arc_max_sagitta)
+            table = load_table(rules)
+            if square:  # the fence: every player's straights of the top gear, end to end
+                top = self.pieces.gears[-1]
+                table = squared_table(table, top.straight * top.supply.straight
+                                      * rules.num_players)
+            self.table = Table(table, self.pieces.arc_max_sagitta)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        #: the table modifications follow the shortest surface dimension (fact)
-        self.small_table = self.table.min_width < rules.small_table_below
-        self.large_table = self.table.min_width > rules.large_table_above
+        #: the table modifications follow the shortest surface dimension (fact); a squared
+        #: table plays the small-table rule whatever its size (the rulebook's option)
+        self.small_table = square or self.table.min_width < rules.small_table_below
+        self.large_table = not square and self.table.min_width > rules.large_table_above
         gears = self.pieces.gears
         supply = [[g.count(PieceKind.STRAIGHT), g.count(PieceKind.SOFT),
                    g.count(PieceKind.HARD)] for g in gears]

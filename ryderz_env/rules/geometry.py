@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -306,6 +306,7 @@ class Table:
         shapely.prepare(self.polygon)
         self.sagitta = sagitta
         self._insets: dict[float, Polygon] = {}
+        self._far_sides: tuple[tuple[float, float], ...] | None = None
         self._inset_inner: dict[float, float] = {}  # a round table inset's inscribed radius
         self._inset_edges: dict[float, shapely.Geometry] = {}  # a polygon table inset's edges
 
@@ -323,18 +324,41 @@ class Table:
 
     def far_sides(self) -> tuple[tuple[float, float], ...] | None:
         """Perimeter stretches (start, end) of the sides furthest from the centre; None on a
-        round table, where every point of the edge is as far as any other."""
+        round table, where every point of the edge is as far as any other. A side split by
+        a vertex on its line is one stretch; one through the perimeter's start ends past
+        ``perimeter`` (its end is the start of the next lap)."""
         if self.is_circle:
             return None
+        if self._far_sides is None:
+            self._far_sides = self._find_far_sides()
+        return self._far_sides
+
+    def _find_far_sides(self) -> tuple[tuple[float, float], ...]:
         cx, cy = self.centre
-        dist = []
-        for i in range(len(self.seg_len)):
-            a, b = self.vertices[i], self.vertices[(i + 1) % len(self.vertices)]
-            e = b - a
-            dist.append(abs(e[0] * (cy - a[1]) - e[1] * (cx - a[0])) / self.seg_len[i])
-        far = max(dist)
-        return tuple((float(self.cum[i]), float(self.cum[i + 1]))
-                     for i, d in enumerate(dist) if d >= far * (1.0 - 1e-9))
+        count = len(self.seg_len)
+        edges = [self.vertices[(i + 1) % count] - self.vertices[i] for i in range(count)]
+        dist = [abs(e[0] * (cy - self.vertices[i][1]) - e[1] * (cx - self.vertices[i][0]))
+                / self.seg_len[i] for i, e in enumerate(edges)]
+        far = [d >= max(dist) * (1.0 - 1e-9) for d in dist]
+
+        def continues(i: int) -> bool:  # segment i runs on along segment i - 1's line
+            a, b = edges[i - 1], edges[i]
+            return (far[i - 1] and far[i] and a @ b > 0
+                    and abs(a[0] * b[1] - a[1] * b[0]) <= 1e-9 * self.seg_len[i - 1]
+                    * self.seg_len[i])
+
+        stretches: list[list[float]] = []
+        for i in range(count):
+            if not far[i]:
+                continue
+            if stretches and i > 0 and continues(i):
+                stretches[-1][1] = float(self.cum[i + 1])
+            else:
+                stretches.append([float(self.cum[i]), float(self.cum[i + 1])])
+        if len(stretches) > 1 and far[0] and continues(0):  # the side through the start
+            first = stretches.pop(0)
+            stretches[-1][1] = first[1] + self.perimeter
+        return tuple((a, b) for a, b in stretches)
 
     def on_far_side(self, t: float) -> bool:
         """Whether a Launch Point at ``t`` has both back corners on one far side."""
@@ -343,7 +367,8 @@ class Table:
             return True
         t %= self.perimeter
         half = self.cfg.launch_point.width / 2.0
-        return any(a + half <= t <= b - half for a, b in sides)
+        return any(a + half <= x <= b - half for a, b in sides
+                   for x in (t, t + self.perimeter))
 
     def seat_position(self, seat: int, num_players: int) -> float:
         """Where ``seat`` sits, as a perimeter position."""
@@ -440,14 +465,82 @@ class Table:
 
 def _min_width(verts: np.ndarray) -> float:
     """The shortest surface dimension: the least width over all directions (convex hull)."""
+    return _narrowest(verts)[0]
+
+
+def _narrowest(verts: np.ndarray) -> tuple[float, np.ndarray]:
+    """The least width over all directions and the unit normal of the hull edge across which
+    it is measured (the first such edge: the least width is reached across a hull edge)."""
     hull = np.asarray(shapely.convex_hull(shapely.multipoints(verts)).exterior.coords)[:-1]
-    best = math.inf
+    best, normal = math.inf, np.zeros(2)
     for i in range(len(hull)):
         a, b = hull[i], hull[(i + 1) % len(hull)]
         d = b - a
         n = np.array([-d[1], d[0]]) / math.hypot(d[0], d[1])
-        best = min(best, float(np.max(np.abs((hull - a) @ n))))
-    return best
+        width = float(np.max(np.abs((hull - a) @ n)))
+        if width < best:
+            best, normal = width, n
+    return best, normal
+
+
+def squared_table(cfg: TableConfig, fence_length: float) -> TableConfig:
+    """The odd-table option ``square_edge``: a long table made more square by a straight edge.
+
+    Stand-in for the rulebook's "use the 5 straight pieces to define an edge that makes the
+    table more square": the new edge runs across the table's long axis (perpendicular to the
+    direction of its shortest dimension ``w``) at ``w`` from the end where the first vertex
+    lies, so the table keeps that end and is as long as it is wide; what lies beyond is off
+    the table. The edge must be no longer than ``fence_length`` (the pieces laid along it).
+    The result keeps the vertex order (the perimeter and seats start where they did). Raises
+    ``ValueError`` for a round table, one no longer than it is wide, an edge the pieces do
+    not cover, or a cut that would split the table.
+    """
+    if cfg.shape != "polygon":
+        raise ValueError("square_edge needs a polygon table: a round one is as long as wide")
+    verts = np.array(cfg.polygon, dtype=float)
+    width, n = _narrowest(verts)
+    u = np.array([-n[1], n[0]])
+    proj = verts @ u
+    lo, hi = float(proj.min()), float(proj.max())
+    if abs(proj[0] - hi) < abs(proj[0] - lo):  # keep the first vertex's end
+        u, proj, lo, hi = -u, -proj, -hi, -lo
+    if hi - lo <= width + 1e-9:
+        raise ValueError(f"square_edge: table {cfg.name!r} is no longer ({hi - lo:.4g} in) "
+                         f"than it is wide ({width:.4g} in); there is nothing to cut off")
+    cut = lo + width
+    kept = _clip_below(verts, proj, cut)
+    on_edge = np.abs(kept @ u - cut) < 1e-9
+    edge = sum(math.dist(kept[i], kept[(i + 1) % len(kept)]) for i in range(len(kept))
+               if on_edge[i] and on_edge[(i + 1) % len(kept)])
+    if edge > fence_length + 1e-9:
+        raise ValueError(f"square_edge: the new edge of table {cfg.name!r} is {edge:.4g} in "
+                         f"long, but the pieces laid along it cover only {fence_length:.4g} in")
+    big = 4.0 * (hi - lo)  # the kept half-plane, as a rectangle covering the table
+    side = Polygon([cut * u + big * n, cut * u - big * n, (lo - big) * u - big * n,
+                    (lo - big) * u + big * n])
+    whole = shapely.intersection(Polygon(verts), side)
+    region = Polygon(kept)
+    if (whole.geom_type != "Polygon" or not region.is_valid
+            or not math.isclose(region.area, whole.area, rel_tol=1e-9)):
+        raise ValueError(f"square_edge: the cut splits table {cfg.name!r} into parts")
+    corners = tuple((float(x), float(y)) for x, y in kept)
+    return replace(cfg, name=f"{cfg.name}, squared", polygon=corners)
+
+
+def _clip_below(verts: np.ndarray, proj: np.ndarray, cut: float) -> np.ndarray:
+    """The polygon ``verts`` cut to where ``proj`` (each vertex's coordinate along an axis)
+    is at most ``cut`` (one Sutherland-Hodgman pass; vertex order kept, repeats dropped)."""
+    out: list[np.ndarray] = []
+    count = len(verts)
+    for i in range(count):
+        j = (i + 1) % count
+        a, b, pa, pb = verts[i], verts[j], proj[i], proj[j]
+        if pa <= cut:
+            out.append(a)
+        if (pa < cut < pb) or (pb < cut < pa):
+            out.append(a + (cut - pa) / (pb - pa) * (b - a))
+    kept = [p for k, p in enumerate(out) if not np.allclose(p, out[k - 1], rtol=0, atol=1e-12)]
+    return np.array(kept)
 
 
 def inflate(d: float, quad_segs: int) -> float:
