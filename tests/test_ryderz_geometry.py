@@ -45,7 +45,7 @@ from ryderz_builders import (
 )
 
 from ryderz_env.rules import ChanceKind, DecisionKind, Game, Move, PieceKind, Pose, Prizm
-from ryderz_env.rules.config import TableConfig
+from ryderz_env.rules.config import LaunchPointSize, TableConfig
 from ryderz_env.rules.geometry import (
     NUDGE_QUAD_SEGS,
     Table,
@@ -57,6 +57,7 @@ from ryderz_env.rules.geometry import (
     nudge_point,
     polygon,
     search_disc,
+    squared_table,
 )
 from ryderz_env.rules.kernels import place_outline
 
@@ -704,3 +705,56 @@ def test_outline_placement_rounds_each_fused_product_once_on_every_cpu():
                                     out[:, 1].max())
     ints = place_outline(np.array([[1, 0], [0, 2]]), 0.5, 0.0, 1.0, 0.0)[0]
     assert ints.dtype == np.float64 and ints.tolist() == [[1.5, 0.0], [0.5, 2.0]]
+
+
+# ------------------------------------------------------- the squared table (square_edge)
+def _table(poly: list[list[float]]) -> TableConfig:
+    return TableConfig("t", "polygon", 0.0, tuple(map(tuple, poly)), 0.0, 0.25,
+                       LaunchPointSize(1.5, 1.0))
+
+
+@pytest.mark.parametrize("poly, want", [
+    # 72 x 30 listed from the right end, clockwise or counter-clockwise: that end is kept
+    ([[36, 15], [36, -15], [-36, -15], [-36, 15]], [(36, 15), (36, -15), (6, -15), (6, 15)]),
+    ([[36, -15], [36, 15], [-36, 15], [-36, -15]], [(36, -15), (36, 15), (6, 15), (6, -15)]),
+    # far from the origin
+    ([[-36, 300], [-36, 315], [36, 315], [36, 285], [-36, 285]],
+     [(-36, 300), (-36, 315), (-6, 315), (-6, 285), (-36, 285)]),
+    # a closed ring (its first vertex repeated last) keeps its start
+    ([[-36, 0], [-36, 15], [36, 15], [36, -15], [-36, -15], [-36, 0]],
+     [(-36, 0), (-36, 15), (-6, 15), (-6, -15), (-36, -15)]),
+])
+def test_squared_table_keeps_the_first_vertex_end_and_order(poly, want) -> None:
+    assert squared_table(_table(poly), 30.0).polygon == tuple(
+        (float(x), float(y)) for x, y in want)
+
+
+def test_squared_table_cuts_across_a_tilted_table() -> None:
+    c = math.sqrt(0.5)
+    w = 30 * c  # the 72 x 30 table turned 45 degrees: the cut is 30 along the long side
+    poly = [[0, 0], [w, w], [w + 72 * c, w - 72 * c], [72 * c, -72 * c]]
+    got = squared_table(_table(poly), 30.0).polygon
+    assert np.allclose(got, [(0, 0), (w, w), (2 * w, 0), (w, -w)], atol=1e-12)
+
+
+def test_squared_table_fence_leaves_out_table_sides_on_the_new_edge() -> None:
+    # a 50 x 30 fork whose notch bottom (x = 30, y 10 .. 20) lies on the cut: the new edge is
+    # the 10 in above and the 10 in below it
+    fork = [[0, 0], [0, 30], [50, 30], [50, 20], [30, 20], [30, 10], [50, 10], [50, 0]]
+    assert squared_table(_table(fork), 20.0).polygon == (
+        (0.0, 0.0), (0.0, 30.0), (30.0, 30.0), (30.0, 20.0), (30.0, 10.0), (30.0, 0.0))
+    with pytest.raises(ValueError, match="20 in long, but the pieces laid along it cover "
+                                         "only 19.9 in"):
+        squared_table(_table(fork), 19.9)
+
+
+@pytest.mark.parametrize("poly, message", [
+    ([[-3, 15], [36, 15], [36, -15], [-36, -15], [-36, 15]], "first vertex .* lies 33 in"),
+    ([[90, 15], [0, 0], [0, 30]], "9.597 in wide, narrower than before"),  # apex first
+    ([[0, 0], [0, 10], [40, 10], [40, 20], [0, 20], [0, 30], [60, 30], [60, 0]],
+     "splits table"),  # two prongs towards the kept end
+    ([[0, 0], [0, 30], [30, 30], [30, 0]], "no longer"),
+])
+def test_squared_table_refuses_what_it_cannot_square(poly, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        squared_table(_table(poly), 100.0)

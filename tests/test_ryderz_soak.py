@@ -64,14 +64,19 @@ def check_pieces(s: State) -> None:
             assert p.head == p.lazer[-1].exit
 
 
-def check_prizms(s: State) -> None:
+def check_prizms(s: State, scores_at_turn_start: list[int]) -> None:
+    """Prizms on the table, as many neutral ones as players, scores under a win; after a win,
+    ``scores_at_turn_start`` (the scores when the winning turn began) give the neutral
+    Prizms it scored, which no fresh Prizm replaces (the game ends at once)."""
     r = s.game.rules
     n = len(s.players)
     neutral = sum(1 for q in s.prizms if q.owner < 0)
-    # a winning score ends the game before fresh neutral Prizms are tossed: the winning turn
-    # may have scored one neutral Prizm or more (two in one turn in game 1973), or stolen
-    assert neutral == n or (s.status is Outcome.WIN
-                            and n - s.score(s.winner) <= neutral <= n)
+    if s.status is Outcome.WIN:
+        gained = s.score(s.winner) - scores_at_turn_start[s.winner]
+        stolen = sum(scores_at_turn_start[i] - s.score(i) for i in range(n) if i != s.winner)
+        assert neutral == n - (gained - stolen)
+    else:
+        assert neutral == n
     for q in s.prizms:
         assert s.game.table.contains_point(q.x, q.y, r.prizm_radius - 1e-6)
     for seat in range(n):
@@ -112,9 +117,12 @@ def play_soak_game(index: int) -> State:
     rng = np.random.default_rng(10_000 + index)
     phantom_turns: set[int] = set()
     round_seen = s.round
+    turn_seen, turn_scores = None, [0] * n
     steps = 0
     while not s.is_terminal():
         steps += 1
+        if s.turn_id != turn_seen:  # a turn begins: nothing has been scored in it yet
+            turn_seen, turn_scores = s.turn_id, [s.score(i) for i in range(n)]
         assert steps < 20 * g.info.max_game_length, "the game does not end"
         if s.is_chance_node():
             s.apply_chance(s.sample_chance(rng))
@@ -133,7 +141,7 @@ def play_soak_game(index: int) -> State:
         if s.round != round_seen:
             round_seen = s.round
             check_pieces(s)
-            check_prizms(s)
+            check_prizms(s, turn_scores)
             check_no_overlap(s, phantom_turns)
     assert s.status in (Outcome.WIN, Outcome.TRUNCATED)
     assert s.round <= g.rules.round_limit
@@ -143,7 +151,7 @@ def play_soak_game(index: int) -> State:
     else:
         assert s.returns() == [0.0] * n
     check_pieces(s)
-    check_prizms(s)
+    check_prizms(s, turn_scores)
     # a winning score ends the game at once: the winning turn has no crash step
     check_no_overlap(s, phantom_turns | ({s.turn_id} if s.status is Outcome.WIN else set()))
     d = s.to_dict()
@@ -162,5 +170,4 @@ def test_soak_covers_every_variant() -> None:
     variants = {game_variant(i)[:3] for i in range(first)}
     assert len(variants) == 3 * 2 * len(TABLES)
     assert any(game_variant(i)[3] for i in range(first))
-    squared = [i for i in range(SOAK_GAMES) if game_variant(i)[2:] == ("long", True)]
-    assert {game_variant(i)[0] for i in squared} == {2, 3, 4}  # square_edge, all sizes
+    assert any(game_variant(i)[2:] == ("long", True) for i in range(first))  # square_edge

@@ -468,19 +468,20 @@ def _min_width(verts: np.ndarray) -> float:
     return _narrowest(verts)[0]
 
 
-def _narrowest(verts: np.ndarray) -> tuple[float, np.ndarray]:
+def _narrowest(verts: np.ndarray) -> tuple[float, tuple[float, float]]:
     """The least width over all directions and the unit normal of the hull edge across which
-    it is measured (the first such edge: the least width is reached across a hull edge)."""
-    hull = np.asarray(shapely.convex_hull(shapely.multipoints(verts)).exterior.coords)[:-1]
-    best, normal = math.inf, np.zeros(2)
-    for i in range(len(hull)):
-        a, b = hull[i], hull[(i + 1) % len(hull)]
-        d = b - a
-        n = np.array([-d[1], d[0]]) / math.hypot(d[0], d[1])
-        width = float(np.max(np.abs((hull - a) @ n)))
-        if width < best:
-            best, normal = width, n
-    return best, normal
+    it is measured (it is reached across a hull edge; of edges within 1e-9 of it, the first
+    in the hull's order). Plain float arithmetic: the same on every machine, unlike a BLAS
+    product."""
+    hull = shapely.convex_hull(shapely.multipoints(verts)).exterior.coords[:-1]
+    widths = []
+    for i, (ax, ay) in enumerate(hull):
+        bx, by = hull[(i + 1) % len(hull)]
+        length = math.hypot(bx - ax, by - ay)
+        nx, ny = -(by - ay) / length, (bx - ax) / length
+        widths.append((max(abs((px - ax) * nx + (py - ay) * ny) for px, py in hull), (nx, ny)))
+    least = min(w for w, _ in widths)
+    return next((w, n) for w, n in widths if w <= least * (1.0 + 1e-9))
 
 
 def squared_table(cfg: TableConfig, fence_length: float) -> TableConfig:
@@ -490,57 +491,81 @@ def squared_table(cfg: TableConfig, fence_length: float) -> TableConfig:
     table more square": the new edge runs across the table's long axis (perpendicular to the
     direction of its shortest dimension ``w``) at ``w`` from the end where the first vertex
     lies, so the table keeps that end and is as long as it is wide; what lies beyond is off
-    the table. The edge must be no longer than ``fence_length`` (the pieces laid along it).
-    The result keeps the vertex order (the perimeter and seats start where they did). Raises
-    ``ValueError`` for a round table, one no longer than it is wide, an edge the pieces do
-    not cover, or a cut that would split the table.
+    the table. The new edge (not counting sides of the table that lie on its line) must be
+    no longer than ``fence_length`` (the pieces laid along it). The vertex order is kept, so
+    the perimeter starts at the same first vertex. Raises ``ValueError`` for a round table,
+    one no longer than it is wide, a first vertex beyond the cut, an edge the pieces do not
+    cover, a cut that splits the table or leaves it narrower than ``w``.
     """
     if cfg.shape != "polygon":
         raise ValueError("square_edge needs a polygon table: a round one is as long as wide")
-    verts = np.array(cfg.polygon, dtype=float)
-    width, n = _narrowest(verts)
-    u = np.array([-n[1], n[0]])
-    proj = verts @ u
-    lo, hi = float(proj.min()), float(proj.max())
-    if abs(proj[0] - hi) < abs(proj[0] - lo):  # keep the first vertex's end
-        u, proj, lo, hi = -u, -proj, -hi, -lo
+    verts = [(float(x), float(y)) for x, y in cfg.polygon]
+    width, (nx, ny) = _narrowest(np.array(verts))
+    ux, uy = -ny, nx  # the long axis
+    proj = [x * ux + y * uy for x, y in verts]
+    lo, hi = min(proj), max(proj)
+    if hi - proj[0] < proj[0] - lo:  # keep the first vertex's end
+        ux, uy, proj, lo, hi = -ux, -uy, [-p for p in proj], -hi, -lo
+    name = cfg.name
     if hi - lo <= width + 1e-9:
-        raise ValueError(f"square_edge: table {cfg.name!r} is no longer ({hi - lo:.4g} in) "
-                         f"than it is wide ({width:.4g} in); there is nothing to cut off")
+        raise ValueError(f"square_edge: table {name!r} is no longer ({hi - lo:.4g} in) than "
+                         f"it is wide ({width:.4g} in); there is nothing to cut off")
     cut = lo + width
-    kept = _clip_below(verts, proj, cut)
-    on_edge = np.abs(kept @ u - cut) < 1e-9
-    edge = sum(math.dist(kept[i], kept[(i + 1) % len(kept)]) for i in range(len(kept))
-               if on_edge[i] and on_edge[(i + 1) % len(kept)])
-    if edge > fence_length + 1e-9:
-        raise ValueError(f"square_edge: the new edge of table {cfg.name!r} is {edge:.4g} in "
-                         f"long, but the pieces laid along it cover only {fence_length:.4g} in")
-    big = 4.0 * (hi - lo)  # the kept half-plane, as a rectangle covering the table
-    side = Polygon([cut * u + big * n, cut * u - big * n, (lo - big) * u - big * n,
-                    (lo - big) * u + big * n])
+    if proj[0] > cut + 1e-9:
+        raise ValueError(f"square_edge: the first vertex of table {name!r} lies "
+                         f"{proj[0] - lo:.4g} in from its end, beyond the new edge at "
+                         f"{width:.4g} in; list the vertices from the end to keep")
+    kept, new_edges = _clip_below(verts, proj, cut)
+    fence = sum(math.dist(kept[i], kept[(i + 1) % len(kept)]) for i in new_edges)
+    if fence > fence_length + 1e-9:
+        raise ValueError(f"square_edge: the new edge of table {name!r} is {fence:.4g} in long, "
+                         f"but the pieces laid along it cover only {fence_length:.4g} in")
+    across = [x * nx + y * ny for x, y in verts]
+    a0, a1 = min(across) - 1.0, max(across) + 1.0  # the kept side, as a rectangle
+    side = Polygon([(cut * ux + a * nx, cut * uy + a * ny) for a in (a0, a1)]
+                   + [((lo - 1.0) * ux + a * nx, (lo - 1.0) * uy + a * ny) for a in (a1, a0)])
     whole = shapely.intersection(Polygon(verts), side)
     region = Polygon(kept)
     if (whole.geom_type != "Polygon" or not region.is_valid
             or not math.isclose(region.area, whole.area, rel_tol=1e-9)):
-        raise ValueError(f"square_edge: the cut splits table {cfg.name!r} into parts")
-    corners = tuple((float(x), float(y)) for x, y in kept)
-    return replace(cfg, name=f"{cfg.name}, squared", polygon=corners)
+        raise ValueError(f"square_edge: the cut splits table {name!r} into parts")
+    left = _narrowest(np.array(kept))[0]
+    if left < width - 1e-9:
+        raise ValueError(f"square_edge: cut at {width:.4g} in from its end, table {name!r} "
+                         f"would be {left:.4g} in wide, narrower than before")
+    return replace(cfg, name=f"{name}, squared", polygon=tuple(kept))
 
 
-def _clip_below(verts: np.ndarray, proj: np.ndarray, cut: float) -> np.ndarray:
+def _clip_below(verts: list[tuple[float, float]], proj: list[float],
+                cut: float) -> tuple[list[tuple[float, float]], list[int]]:
     """The polygon ``verts`` cut to where ``proj`` (each vertex's coordinate along an axis)
-    is at most ``cut`` (one Sutherland-Hodgman pass; vertex order kept, repeats dropped)."""
-    out: list[np.ndarray] = []
+    is at most ``cut``: one Sutherland-Hodgman pass keeping the vertex order (repeated points
+    dropped), and the indices ``i`` of the kept outline's edges ``i -> i + 1`` that the cut
+    made (along the cut line, and not a side of the table lying on it)."""
     count = len(verts)
+    out: list[tuple[tuple[float, float], int]] = []  # (point, its vertex index or -1)
     for i in range(count):
         j = (i + 1) % count
-        a, b, pa, pb = verts[i], verts[j], proj[i], proj[j]
+        (ax, ay), (bx, by), pa, pb = verts[i], verts[j], proj[i], proj[j]
         if pa <= cut:
-            out.append(a)
+            out.append((verts[i], i))
         if (pa < cut < pb) or (pb < cut < pa):
-            out.append(a + (cut - pa) / (pb - pa) * (b - a))
-    kept = [p for k, p in enumerate(out) if not np.allclose(p, out[k - 1], rtol=0, atol=1e-12)]
-    return np.array(kept)
+            f = (cut - pa) / (pb - pa)
+            out.append(((ax + f * (bx - ax), ay + f * (by - ay)), -1))
+    pts = [out[0]]
+    for p in out[1:]:
+        if math.dist(p[0], pts[-1][0]) > 1e-12:
+            pts.append(p)
+    if len(pts) > 1 and math.dist(pts[0][0], pts[-1][0]) <= 1e-12:
+        pts.pop()
+    on_cut = [p[1] < 0 or abs(proj[p[1]] - cut) <= 1e-9 for p in pts]
+    made = []
+    for k in range(len(pts)):
+        m = (k + 1) % len(pts)
+        side = pts[k][1] >= 0 and pts[m][1] == (pts[k][1] + 1) % count
+        if on_cut[k] and on_cut[m] and not side:
+            made.append(k)
+    return [p for p, _ in pts], made
 
 
 def inflate(d: float, quad_segs: int) -> float:
