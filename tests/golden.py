@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from random_play import random_step
+
+from tabletop.records import json_value
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 CHECKPOINT = 100
@@ -79,8 +82,6 @@ def digest(state: Any) -> str:
 
 def play(p: Playthrough) -> str:
     """The text of playthrough ``p``: play it and write down every step."""
-    from tabletop.records import json_value
-
     game = importlib.import_module(p.module).Game(**p.overrides)
     state = game.new_initial_state(p.seed)
     rng = np.random.default_rng(p.seed)
@@ -92,17 +93,11 @@ def play(p: Playthrough) -> str:
     step = 0
     while not state.is_terminal():
         step += 1
-        if state.is_chance_node():
-            outcome = state.sample_chance(rng)
-            state.apply_chance(outcome)
-            lines.append(f"{step:5d} chance {json.dumps(rounded(json_value(outcome)))}")
+        kind, what = random_step(state, rng)
+        if kind == "chance":
+            lines.append(f"{step:5d} chance {json.dumps(rounded(json_value(what)))}")
         else:
-            acts = {}
-            for seat in state.current_players():
-                legal = state.legal_actions(seat)
-                acts[seat] = legal[int(rng.integers(len(legal)))]
-            state.apply_actions(acts)
-            for seat, a in acts.items():
+            for seat, a in what.items():
                 lines.append(f"{step:5d} seat {seat}: {a}  "
                              f"{json.dumps(rounded(game.action_to_json(a)))}")
         if step % CHECKPOINT == 0:
@@ -133,5 +128,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     sys.exit(main())

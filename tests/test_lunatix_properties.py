@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import random_play
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from lunatix_builders import (
@@ -28,6 +29,7 @@ from lunatix_builders import (
     turbo_index,
 )
 from lunatix_builders import square_at as lane_square
+from random_play import check_clone, check_json_round_trip, random_step
 
 from lunatix_env.rules import (
     NOOP,
@@ -54,56 +56,9 @@ def game_of(variant: tuple[int, bool, bool]) -> Game:
     return Game(num_players=n, turn_around=ta, four_opening_pit=four)
 
 
-Event = tuple[str, Any]
-
-
-def random_step(s: State, rng: np.random.Generator) -> Event:
-    """Apply one random chance outcome or random legal decision; return what was applied."""
-    if s.is_chance_node():
-        o = s.sample_chance(rng)
-        s.apply_chance(o)
-        return ("chance", o)
-    acts = {}
-    for p in s.current_players():
-        legal = s.legal_actions(p)
-        acts[p] = legal[int(rng.integers(len(legal)))]
-    s.apply_actions(acts)
-    return ("act", acts)
-
-
-def replay(s: State, events: list[Event]) -> None:
-    for kind, what in events:
-        if kind == "chance":
-            s.apply_chance(what)
-        else:
-            s.apply_actions(what)
-
-
 def random_state(variant: tuple[int, bool, bool], seed: int, steps: int) -> tuple[State, Any]:
-    """A state after ``steps`` random steps (or the end), and the generator used."""
-    rng = np.random.default_rng(seed)
-    s = game_of(variant).new_initial_state(seed)
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        random_step(s, rng)
-    return s, rng
-
-
-def play_on(s: State, rng: np.random.Generator, steps: int) -> list[Event]:
-    events = []
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        events.append(random_step(s, rng))
-    return events
-
-
-def pending(s: State) -> Any:
-    """What the state offers next: deciders and their legal actions, or chance outcomes."""
-    if s.is_chance_node():
-        return ("chance", s.chance_outcomes())
-    return ("decide", {p: s.legal_actions(p) for p in s.current_players()})
+    """A state of ``variant`` after ``steps`` random steps (or the end), and the generator."""
+    return random_play.random_state(game_of(variant), seed, steps)
 
 
 # ---------------------------------------------------------------------------- JSON
@@ -112,17 +67,7 @@ def pending(s: State) -> Any:
 def test_state_survives_a_json_round_trip_and_plays_on_identically(
     variant: tuple[int, bool, bool], seed: int, prefix: int, more: int
 ) -> None:
-    s, rng = random_state(variant, seed, prefix)
-    d = s.to_dict()
-    text = json.dumps(d)
-    back = game_of(variant).state_from_dict(json.loads(text))
-    assert back.to_dict() == d
-    assert json.dumps(back.to_dict()) == text
-    assert pending(back) == pending(s)
-    assert back.is_terminal() == s.is_terminal() and back.returns() == s.returns()
-    events = play_on(s, rng, more)
-    replay(back, events)
-    assert back.to_dict() == s.to_dict()
+    check_json_round_trip(game_of(variant), seed, prefix, more)
 
 
 def test_round_trip_while_shrinks_card_is_offered_against_a_drawn_lunacy() -> None:
@@ -182,22 +127,7 @@ def test_round_trip_of_a_game_won_in_the_middle_of_a_turbo_turn() -> None:
 def test_clone_is_independent_and_replays_to_the_same_state(
     variant: tuple[int, bool, bool], seed: int, prefix: int, more: int
 ) -> None:
-    s, rng = random_state(variant, seed, prefix)
-    before = s.to_dict()
-    offered = pending(s)
-    c = s.clone()
-    assert c.to_dict() == before
-    events = play_on(c, rng, more)
-    assert s.to_dict() == before, "playing the clone changed the original"
-    assert pending(s) == offered
-    replay(s, events)
-    assert s.to_dict() == c.to_dict()
-    assert pending(s) == pending(c)
-    # and the other way round: playing the original leaves a fresh clone alone
-    c2 = s.clone()
-    snap = c2.to_dict()
-    play_on(s, np.random.default_rng(seed + 1), more)
-    assert c2.to_dict() == snap
+    check_clone(game_of(variant), seed, prefix, more)
 
 
 # ---------------------------------------------------------------------------- action codec
