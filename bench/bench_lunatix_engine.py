@@ -37,10 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 
 from common import (  # noqa: E402
     bench_engine,
+    bench_openspiel,
     bench_pz,
     connect_four_env,
     engine_line,
     header,
+    openspiel_report,
     parser,
     random_legal_actions,
     verdict,
@@ -104,6 +106,8 @@ def bench_clone(
 def main(argv: list[str] | None = None) -> dict:
     """Run the three measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per measurement")
+    ap.add_argument("--openspiel-seconds", type=float, default=3.0,
+                    help="wall time per OpenSpiel game (skipped without open_spiel)")
     ap.add_argument("--clone-repeats", type=int, default=20, help="clones timed per state")
     args = ap.parse_args(argv)
 
@@ -121,6 +125,8 @@ def main(argv: list[str] | None = None) -> dict:
     ratio = eng.decisions_per_s / c4.steps_per_s
     print(f"engine/connect_four: {ratio:.2f}x  (target >= {ENGINE_TARGET_RATIO:g}x: "
           f"{verdict(ratio >= ENGINE_TARGET_RATIO)})")
+    spiel = bench_openspiel(args.openspiel_seconds, args.seed)
+    spiel_ratios = openspiel_report(eng, spiel, "engine")
 
     cl = bench_clone(game, args.seconds, args.seed, args.clone_repeats, eng.us_per_decision)
     print(f"clone: mean {cl.mean_us:.2f} us, median {cl.median_us:.2f} us, "
@@ -135,6 +141,8 @@ def main(argv: list[str] | None = None) -> dict:
         "seconds": args.seconds,
         "seed": args.seed,
         "engine": asdict(eng),
+        "openspiel": None if spiel is None else {k: asdict(v) for k, v in spiel.items()},
+        "engine_over_openspiel": spiel_ratios,
         "connect_four_v3": asdict(c4),
         "engine_over_connect_four": ratio,
         "clone": asdict(cl),

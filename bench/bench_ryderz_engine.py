@@ -47,11 +47,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anyw
 
 from common import (  # noqa: E402
     bench_engine,
+    bench_openspiel,
     bench_pz,
     chess_env_factory,
     connect_four_env,
     engine_line,
     header,
+    openspiel_report,
     parser,
     random_legal_actions,
     verdict,
@@ -165,6 +167,8 @@ def bench_placement(states: list[State], repeats: int) -> PlacementResult:
 def main(argv: list[str] | None = None) -> dict:
     """Run the measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per throughput run")
+    ap.add_argument("--openspiel-seconds", type=float, default=3.0,
+                    help="wall time per OpenSpiel game (skipped without open_spiel)")
     ap.add_argument("--few", type=int, default=5, help="pieces down, the small placement case")
     ap.add_argument("--many", type=int, default=60, help="pieces down, the large case")
     ap.add_argument("--placement-table", default="large", help="table of the placement states")
@@ -199,6 +203,8 @@ def main(argv: list[str] | None = None) -> dict:
     if chess_ratio is not None:
         print(f"engine/chess       : {chess_ratio:.2f}x  (target >= {CHESS_TARGET_RATIO:g}x: "
               f"{verdict(chess_ratio >= CHESS_TARGET_RATIO)})")
+    spiel = bench_openspiel(args.openspiel_seconds, args.seed)
+    spiel_ratios = openspiel_report(eng, spiel, "engine")
 
     pgame = Game(table=args.placement_table)
     placement = {}
@@ -219,6 +225,8 @@ def main(argv: list[str] | None = None) -> dict:
         "seconds": args.seconds,
         "seed": args.seed,
         "engine": asdict(eng),
+        "openspiel": None if spiel is None else {k: asdict(v) for k, v in spiel.items()},
+        "engine_over_openspiel": spiel_ratios,
         "connect_four_v3": asdict(c4),
         "chess_v6": None if ch is None else asdict(ch),
         "engine_over_connect_four": c4_ratio,

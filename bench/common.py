@@ -81,6 +81,84 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "BELOW TARGET"
 
 
+#: OpenSpiel games run beside our engines: two in C++ and two written in Python (dominoes
+#: with a chance deal)
+OPENSPIEL_GAMES = ("connect_four", "chess", "python_tic_tac_toe", "python_block_dominoes")
+
+
+class SpielState:
+    """An OpenSpiel (``pyspiel``) state behind the engine protocol's random-play calls, so
+    :func:`bench_engine` plays it with the same loop as our engines (sequential games: one
+    player decides at a time)."""
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+    def is_terminal(self) -> bool:
+        return self.state.is_terminal()
+
+    def is_chance_node(self) -> bool:
+        return self.state.is_chance_node()
+
+    def current_players(self) -> tuple[int, ...]:
+        return (self.state.current_player(),)
+
+    def legal_actions(self, seat: int) -> list[int]:
+        return self.state.legal_actions(seat)
+
+    def apply_actions(self, actions: dict[int, Any]) -> None:
+        (action,) = actions.values()
+        self.state.apply_action(action)
+
+    def sample_chance(self, rng: np.random.Generator) -> int:
+        outcomes, probs = zip(*self.state.chance_outcomes(), strict=True)
+        return int(outcomes[int(rng.choice(len(outcomes), p=probs))])
+
+    def apply_chance(self, outcome: int) -> None:
+        self.state.apply_action(outcome)
+
+
+class SpielGame:
+    """A loaded OpenSpiel game whose states are :class:`SpielState`."""
+
+    def __init__(self, name: str) -> None:
+        import open_spiel.python.games  # noqa: F401 - registers the games written in Python
+        import pyspiel
+
+        self.game = pyspiel.load_game(name)
+
+    def new_initial_state(self, seed: int) -> SpielState:
+        return SpielState(self.game.new_initial_state())
+
+
+def bench_openspiel(seconds: float, seed: int) -> dict[str, EngineResult] | None:
+    """Random play through OpenSpiel's Python API (``OPENSPIEL_GAMES``, ``seconds`` each)
+    with :func:`bench_engine`; None when ``open_spiel`` is not installed (it is in the
+    ``bench`` extra)."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return None
+    return {name: bench_engine(SpielGame(name), seconds, seed) for name in OPENSPIEL_GAMES}
+
+
+def openspiel_report(eng: EngineResult, spiel: dict[str, EngineResult] | None,
+                     name: str) -> dict[str, float] | None:
+    """Print the OpenSpiel rows and our engine's ratio to each (no targets: for reference);
+    return the ratios (None when OpenSpiel is missing)."""
+    if spiel is None:
+        print("openspiel      : skipped: open_spiel is not installed "
+              "(pip install -e '.[bench]')")
+        return None
+    ratios = {}
+    for game, res in spiel.items():
+        print(engine_line(f"os {game.removeprefix('python_')}"[:15], res))
+        ratios[game] = eng.decisions_per_s / res.decisions_per_s
+    print(f"{name}/openspiel: " + ", ".join(f"{g} {r:.3f}x" for g, r in ratios.items())
+          + "  (for reference: C++ games, and two written in Python)")
+    return ratios
+
+
 def engine_line(name: str, eng: EngineResult) -> str:
     """One printed line of an engine run."""
     return (f"{name:<15}: {eng.decisions_per_s:10,.0f} decisions/s  "
