@@ -24,9 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from random_play import random_step
 
-from tabletop.records import json_value
+# run as a script, import this checkout's engines (not whatever the venv's install points at)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from random_play import random_step  # noqa: E402
+
+from tabletop.records import json_value  # noqa: E402
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 CHECKPOINT = 100

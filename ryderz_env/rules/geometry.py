@@ -34,6 +34,11 @@ from ryderz_env.rules.kernels import place_outline
 TWO_PI = 2.0 * math.pi
 
 
+def fixed(x: float, digits: int = 2) -> str:
+    """``x`` with ``digits`` decimals for text, never "-0.00" (a rounding of -1e-17 is zero)."""
+    return f"{round(x, digits) + 0.0:.{digits}f}"
+
+
 class Pose(NamedTuple):
     """A point on the table and a heading in radians (counter-clockwise from +x)."""
 
@@ -42,7 +47,7 @@ class Pose(NamedTuple):
     h: float
 
     def __str__(self) -> str:
-        return f"({self.x:.2f}, {self.y:.2f}) {math.degrees(self.h) % 360:.0f} deg"
+        return f"({fixed(self.x)}, {fixed(self.y)}) {round(math.degrees(self.h)) % 360} deg"
 
     def compose(self, local: Pose) -> Pose:
         """The world pose of ``local`` given in this pose's frame."""
@@ -204,7 +209,7 @@ class Element:
 
     def __str__(self) -> str:
         if self.is_launch:
-            return f"Launch Point at t={self.t:.2f}"
+            return f"Launch Point at t={fixed(self.t)}"
         side = {0: "", 1: " left", -1: " right"}[self.side]
         return f"gear {self.gear} {self.kind.name.lower()}{side} from {self.pose}"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ryderz_env.rules.geometry import fixed
+
 if TYPE_CHECKING:
     from ryderz_env.rules.state import State
 
@@ -30,7 +32,7 @@ def describe(s: State) -> str:
     for j, q in enumerate(s.prizms):
         owner = "neutral" if q.owner < 0 else r.colours[q.owner]
         lock = ", locked" if s.locked(j) else ""
-        lines.append(f"  Prizm {j}: {owner} at ({q.x:.2f}, {q.y:.2f}){lock}")
+        lines.append(f"  Prizm {j}: {owner} at ({fixed(q.x)}, {fixed(q.y)}){lock}")
     if s.is_terminal():
         lines.append(f"game over: {s.status.value}"
                      + ("" if s.winner is None else f", seat {s.winner} wins"))
