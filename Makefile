@@ -5,6 +5,7 @@
 #              TRAIN_CONFIG=path.yaml picks any config
 # make test  - create .venv if needed, install the project with its dev extra, run ruff + pytest
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
+#              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -47,7 +48,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 play: $(STAMP)
-	$(BIN)/python -m lunatix_env.play --seed $(SEED)
+	$(BIN)/python -m $(GAME)_env.play --seed $(SEED)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_lunatix_engine.py

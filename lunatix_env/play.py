@@ -1,54 +1,48 @@
 """Play one seeded Lunatix Loop game between random players and print it round by round.
 
-Usage: ``python -m lunatix_env.play [--seed N] [--players N] [--turn-around] [--four-pit]``
+Usage: ``python -m lunatix_env.play [--seed N] [--players N] [--turn-around] [--four-pit]
+[--record PATH]``
 """
 
 from __future__ import annotations
 
-import argparse
-
-import numpy as np
+from collections.abc import Mapping
+from typing import Any
 
 from lunatix_env.rules import Game, State
-from tabletop.protocol import play_chance
+from tabletop import play
+from tabletop.records import GameRecord
+
+RECORD_NAME = "lunatix_loop_v0"  # the env's name: python -m tabletop.replay finds the game
 
 
-def play_random_game(game: Game, seed: int, verbose: bool = True) -> State:
-    """Play a game with uniformly random legal actions; print each round when verbose."""
-    rng = np.random.default_rng(seed)
-    state = game.new_initial_state(seed)
-    shown_round = -1
-    while not state.is_terminal():
-        if state.is_chance_node():
-            play_chance(state, rng)
-            continue
-        if verbose and state.round != shown_round and state.decision_kind() is not None:
-            if state.decision["kind"] == "card":  # type: ignore[index]
-                shown_round = state.round
-                print(state, end="\n\n")
-        actions = {}
-        for seat in state.current_players():
-            legal = state.legal_actions(seat)
-            actions[seat] = legal[int(rng.integers(len(legal)))]
-        if verbose and state.decision["kind"] == "card":  # type: ignore[index]
-            print("  cards: " + ", ".join(f"player_{s} {a}" for s, a in actions.items()))
-        state.apply_actions(actions)
-    if verbose:
-        print(state)
-    return state
+def _card_choice(state: State) -> bool:
+    return state.decision is not None and state.decision["kind"] == "card"
+
+
+def _cards(state: State, actions: Mapping[int, Any]) -> str | None:
+    if not _card_choice(state):
+        return None
+    return "  cards: " + ", ".join(f"player_{s} {a}" for s, a in actions.items())
+
+
+def play_random_game(game: Game, seed: int, verbose: bool = True) -> tuple[State, GameRecord]:
+    """Play a game with uniformly random legal actions; print each round (the track when the
+    cards are chosen, then the cards) when verbose. Returns the final state and the record."""
+    return play.play_random_game(game, seed, RECORD_NAME, show=_card_choice, describe=_cards,
+                                 out=print if verbose else None)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--players", type=int, default=4)
+    ap = play.parser(__doc__)
     ap.add_argument("--turn-around", action="store_true")
     ap.add_argument("--four-pit", action="store_true")
     args = ap.parse_args(argv)
     game = Game(num_players=args.players, turn_around=args.turn_around,
                 four_opening_pit=args.four_pit)
-    play_random_game(game, args.seed)
+    _, record = play_random_game(game, args.seed)
+    play.save_record(record, args.record)
 
 
 if __name__ == "__main__":
