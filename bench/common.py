@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.env_core import random_masked_index
-from tabletop.protocol import play_chance, sample_discrete
+from tabletop.protocol import play_chance, random_legal_actions, sample_discrete
 
 
 @dataclass
@@ -31,15 +31,6 @@ class EngineResult:
     chance_per_s: float
     games_per_s: float
     us_per_decision: float  # wall time per decision, chance events between decisions included
-
-
-def random_legal_actions(state: Any, rng: np.random.Generator) -> dict[int, object]:
-    """A uniformly random legal action for every seat deciding now."""
-    actions = {}
-    for seat in state.current_players():
-        legal = state.legal_actions(seat)
-        actions[seat] = legal[int(rng.integers(len(legal)))]
-    return actions
 
 
 def bench_engine(game: Any, seconds: float, seed: int) -> EngineResult:

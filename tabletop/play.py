@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.protocol import random_legal_actions
 from tabletop.records import GameRecord, RecordingState
 
 
@@ -37,10 +38,7 @@ def play_random_game(game: Any, seed: int, record_name: str, *,
             continue
         if out is not None and show(state):
             out(f"{state}\n")
-        actions = {}
-        for seat in state.current_players():
-            legal = state.legal_actions(seat)
-            actions[seat] = legal[int(rng.integers(len(legal)))]
+        actions = random_legal_actions(state, rng)
         if out is not None:
             line = describe(state, actions)
             if line is not None:

@@ -144,6 +144,16 @@ def play_chance(state: State, rng: np.random.Generator) -> Any:
     return outcome
 
 
+def random_legal_actions(state: State, rng: np.random.Generator) -> dict[int, Any]:
+    """A uniformly random legal action for every seat deciding now: one draw from ``rng``
+    per seat, in ``current_players()`` order (random players, soaks, benchmarks)."""
+    actions = {}
+    for seat in state.current_players():
+        legal = state.legal_actions(seat)
+        actions[seat] = legal[int(rng.integers(len(legal)))]
+    return actions
+
+
 def sample_discrete(outcomes: Sequence[tuple[int, float]], rng: np.random.Generator) -> int:
     """Sample from ``[(outcome, probability)]`` with one uniform draw (stable across runs)."""
     u = rng.random()

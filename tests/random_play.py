@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.errors import InvalidStateError
+from tabletop.protocol import random_legal_actions
 
 Event = tuple[str, Any]  # ("chance", outcome) or ("act", {seat: action})
 
@@ -22,10 +23,7 @@ def random_step(s: Any, rng: np.random.Generator) -> Event:
         o = s.sample_chance(rng)
         s.apply_chance(o)
         return ("chance", o)
-    acts = {}
-    for p in s.current_players():
-        legal = s.legal_actions(p)
-        acts[p] = legal[int(rng.integers(len(legal)))]
+    acts = random_legal_actions(s, rng)
     s.apply_actions(acts)
     return ("act", acts)
 

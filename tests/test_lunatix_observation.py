@@ -10,7 +10,7 @@ import pytest
 from lunatix_builders import first_round, give_gadget, hide_swap
 
 from lunatix_env.rules import DecisionKind, Game, State
-from tabletop.protocol import play_chance
+from tabletop.protocol import play_chance, random_legal_actions
 
 
 def _random_states(game: Game, seed: int, every: int = 9) -> list[State]:
@@ -25,11 +25,7 @@ def _random_states(game: Game, seed: int, every: int = 9) -> list[State]:
         step += 1
         if step % every == 0:
             out.append(s.clone())
-        acts = {}
-        for p in s.current_players():
-            legal = s.legal_actions(p)
-            acts[p] = legal[int(rng.integers(len(legal)))]
-        s.apply_actions(acts)
+        s.apply_actions(random_legal_actions(s, rng))
     return out
 
 

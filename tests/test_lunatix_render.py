@@ -30,6 +30,7 @@ from lunatix_env.render import (
     render_ansi,
 )
 from lunatix_env.rules import Card
+from tabletop.protocol import random_legal_actions
 
 ROOT = Path(__file__).resolve().parents[1]
 FRAME_PNG = Path("/tmp/lunatix_frame.png")
@@ -106,11 +107,7 @@ def random_play(g, seed: int, steps: int):
         if s.is_chance_node():
             s.apply_chance(s.sample_chance(rng))
         elif s.is_simultaneous_node():
-            acts = {}
-            for seat in s.current_players():
-                legal = s.legal_actions(seat)
-                acts[seat] = legal[int(rng.integers(len(legal)))]
-            s.apply_actions(acts)
+            s.apply_actions(random_legal_actions(s, rng))
         else:
             legal = s.legal_actions(s.current_players()[0])
             s.apply_action(legal[int(rng.integers(len(legal)))])
