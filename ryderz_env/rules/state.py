@@ -1045,8 +1045,8 @@ class State(MachineQueries):
 
 @functools.lru_cache(maxsize=16)
 def _die_faces(faces: tuple[int, ...]) -> tuple[int, ...]:
-    """The curve die's distinct faces, in order."""
-    return tuple(sorted(set(faces)))
+    """The curve die's distinct faces, in order (those of :func:`_die_outcomes`)."""
+    return tuple(f for f, _ in _die_outcomes(faces))
 
 
 @functools.lru_cache(maxsize=16)
