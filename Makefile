@@ -3,7 +3,8 @@
 #              GAME=ryderz trains on LazerRyderz-v0 (configs/train/ryderz_maskppo.yaml, two
 #              players, ~10 min) and adds a GIF of one evaluation game;
 #              TRAIN_CONFIG=path.yaml picks any config
-# make test  - create .venv if needed, install the project with its dev extra, run ruff + pytest
+# make test  - create .venv if needed, install the project with its dev, train and serve extras,
+#              run ruff + pytest
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 #              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
 PY ?= $(shell command -v python3.11 || command -v python3)
@@ -27,11 +28,12 @@ $(TRAIN_STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[train]'
 	touch $(TRAIN_STAMP)
 
+# the tests need every extra (the train tests torch and sb3-contrib): none is skipped in CI
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,train,serve]'
+	touch $(STAMP) $(TRAIN_STAMP)
 
 # the bench extra (OpenSpiel, wheels only) is optional: where it does not install, the engine
 # benchmarks skip its rows, and the next run tries again

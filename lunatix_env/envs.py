@@ -22,13 +22,15 @@ from lunatix_env.rules.config import CONFIG_DIR, load_rules
 from tabletop.config import from_mapping, load_yaml
 from tabletop.env_aec import TabletopAECEnv
 from tabletop.env_core import GameAdapter
-from tabletop.env_options import AdapterOptions, register_game, wrap_aec
+from tabletop.env_options import AdapterOptions, wrap_aec
 from tabletop.env_parallel import TabletopParallelEnv
 from tabletop.env_single import SingleAgentView
 from tabletop.errors import ConfigError
+from tabletop.registry import GAMES
 
-ENV_NAME = "lunatix_loop_v0"
-ENV_ID = "LunatixLoop-v0"
+ENTRY = GAMES["lunatix"]  # the game registry's entry: names, modules, configs
+ENV_NAME = ENTRY.env_name
+ENV_ID = ENTRY.env_id
 DEFAULT_ENV_CONFIG = CONFIG_DIR / "env.yaml"
 
 
@@ -281,7 +283,7 @@ def _add_tables() -> None:
 
 def register_envs() -> None:
     """Register ``LunatixLoop-v0`` with PettingZoo (aec, parallel) and Gymnasium."""
-    register_game(ENV_ID, env, parallel_env, LunatixSingleAgentEnv)
+    ENTRY.register_envs()
 
 
 _add_tables()

@@ -30,14 +30,16 @@ from ryderz_env.spaces import DiscreteLayout, HybridActionSpace
 from tabletop.config import from_mapping, load_yaml
 from tabletop.env_aec import TabletopAECEnv
 from tabletop.env_core import GameAdapter, as_index
-from tabletop.env_options import AdapterOptions, register_game, wrap_aec
+from tabletop.env_options import AdapterOptions, wrap_aec
 from tabletop.env_parallel import TabletopParallelEnv
 from tabletop.env_single import SingleAgentView
 from tabletop.errors import ConfigError
+from tabletop.registry import GAMES
 
-ENV_NAME = "lazer_ryderz_v0"
+ENTRY = GAMES["ryderz"]  # the game registry's entry: names, modules, configs
+ENV_NAME = ENTRY.env_name
 IMAGE_CHANNELS = ImageEncoder.channels
-ENV_ID = "LazerRyderz-v0"
+ENV_ID = ENTRY.env_id
 DEFAULT_ENV_CONFIG = CONFIG_DIR / "env.yaml"
 
 
@@ -551,7 +553,7 @@ def _add_tables() -> None:
 
 def register_envs() -> None:
     """Register ``LazerRyderz-v0`` with PettingZoo (aec, parallel) and Gymnasium."""
-    register_game(ENV_ID, env, parallel_env, RyderzSingleAgentEnv)
+    ENTRY.register_envs()
 
 
 _add_tables()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import importlib.resources
 import types
 import typing
 from collections.abc import Mapping
@@ -23,6 +24,18 @@ from tabletop.errors import ConfigError
 T = TypeVar("T")
 #: libyaml's safe loader when PyYAML was built with it (several times faster), else Python's
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def shipped_configs(name: str = "") -> Path:
+    """The folder of the shipped configs, ``configs/<name>`` of the repository: installed
+    with the project as the package ``tabletop_configs``, so found in a checkout (editable
+    install) and in an installed wheel alike."""
+    root = Path(str(importlib.resources.files("tabletop_configs")))
+    path = root / name if name else root
+    if not path.is_dir():
+        raise ConfigError(f"the shipped configs folder {path} is missing: is the project "
+                          "installed (pip install -e . or a wheel)?")
+    return path
 
 
 def load_yaml(path: str | Path) -> Any:

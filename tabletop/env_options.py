@@ -1,22 +1,26 @@
-"""What every game's env module shares: building the adapter from keyword options, the
-``env()`` wrapper, and registration with PettingZoo and Gymnasium.
+"""What every game's env module shares: building the adapter from keyword options, and the
+``env()`` wrapper.
 
 A game's env module defines ``make_adapter(**options) -> GameAdapter`` (its adapter carries
 an ``env_config`` with the defaults of ``on_illegal``, ``illegal_penalty`` and
 ``auto_play``), then its classes as ``class raw_env(AdapterOptions, TabletopAECEnv)`` with
-``make_adapter = staticmethod(make_adapter)``, and calls :func:`register_game`.
+``make_adapter = staticmethod(make_adapter)``; the game registry
+(``tabletop.registry``) registers the env ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import gymnasium
 import pettingzoo
 
 from tabletop.env_aec import FastOrderEnforcingWrapper
 from tabletop.env_core import GameAdapter
+
+if TYPE_CHECKING:
+    from tabletop.registry import GameEntry
 
 
 class SessionDefaults(Protocol):
@@ -31,8 +35,10 @@ class AdapterOptions:
     """Builds the adapter from keyword options for an AEC, parallel or single-agent env.
 
     ``on_illegal`` and ``auto_play`` left as None take the game's env config defaults;
-    ``illegal_penalty`` always comes from the env config. Every other keyword goes to
-    ``make_adapter``.
+    ``illegal_penalty`` always comes from the env config. ``bots`` (``{seat or "player_i":
+    bot}``, AEC and parallel envs) plays those seats inside the env with bots of
+    ``agents.bot`` (their engine actions applied unchanged); they stay agents, never
+    selected to act, and get their rewards. Every other keyword goes to ``make_adapter``.
     """
 
     make_adapter: ClassVar[Callable[..., GameAdapter]]
@@ -46,7 +52,9 @@ class AdapterOptions:
 
     def __init__(self, *args: Any, render_mode: str | None = None,
                  on_illegal: str | None = None, auto_play: bool | None = None,
-                 **options: Any) -> None:
+                 bots: Mapping[int | str, Any] | None = None, **options: Any) -> None:
+        if bots is not None and "opponents" in getattr(self, "view_options", ()):
+            raise TypeError("the single-agent view takes its bots as opponents=[...]")
         adapter_options = {k: options.pop(k) for k in list(options)
                            if k not in getattr(self, "view_options", ())}
         adapter = type(self).make_adapter(**adapter_options)
@@ -58,6 +66,8 @@ class AdapterOptions:
                          on_illegal=on_illegal or cfg.on_illegal, auto_play=auto_play,
                          **options)
         self.session.illegal_penalty = cfg.illegal_penalty
+        if bots is not None:
+            self.session.set_bots(bots)
 
     @property
     def game(self) -> Any:
@@ -77,13 +87,13 @@ def wrap_aec(env: pettingzoo.AECEnv) -> pettingzoo.AECEnv:
     return FastOrderEnforcingWrapper(env)
 
 
-def register_game(env_id: str, aec_fn: Callable[..., Any], parallel_fn: Callable[..., Any],
-                  single_cls: type[gymnasium.Env]) -> None:
-    """Register ``env_id`` with PettingZoo (aec and parallel) and Gymnasium (the
-    single-agent view); registering twice is harmless."""
-    if env_id not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", env_id, entry_point=aec_fn)
-    if env_id not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", env_id, entry_point=parallel_fn)
-    if env_id not in gymnasium.registry:
-        gymnasium.register(env_id, entry_point=single_cls)
+def register_entry(entry: GameEntry) -> None:
+    """Register a game registry entry's env id with PettingZoo (aec, parallel) and Gymnasium
+    (the single-agent view), by entry-point strings; registering twice is harmless."""
+    if entry.env_id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", entry.env_id, entry_point=f"{entry.envs_module}:env")
+    if entry.env_id not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", entry.env_id,
+                            entry_point=f"{entry.envs_module}:parallel_env")
+    if entry.env_id not in gymnasium.registry:
+        gymnasium.register(entry.env_id, entry_point=entry.single_agent)

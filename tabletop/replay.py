@@ -2,34 +2,30 @@
 
 ``python -m tabletop.replay RECORD.json [--every-step] [--render ansi|rgb_array --out DIR]``
 
-The game is found by ``record.game`` (the env's versioned name) in :data:`KNOWN_GAMES`, a
-table of ``"module:factory"`` strings imported at run time (this module never imports a
-game package at import time). A factory takes the record's ``config`` dict and returns
-``(game, adapter)``; the adapter draws the states (``render_ansi`` / ``render_rgb``).
+The game is found by ``record.game`` (the env's versioned name) in the game registry
+(``tabletop.registry``), which imports the game package at run time. Its replay factory
+takes the record's ``config`` dict and returns ``(game, adapter)``; the adapter draws the
+states (``render_ansi`` / ``render_rgb``). ``--game module:factory`` names a factory for a
+game outside the registry.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import struct
 import sys
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tabletop import registry
 from tabletop.errors import InvalidStateError
 from tabletop.records import GameRecord, iter_replay
-
-#: env name (``record.game``) -> ``"module:factory"``; ``factory(config) -> (game, adapter)``
-KNOWN_GAMES: dict[str, str] = {
-    "lunatix_loop_v0": "lunatix_env.envs:replay_game",
-    "lazer_ryderz_v0": "ryderz_env.envs:replay_game",
-}
+from tabletop.registry import resolve
 
 EPILOG = """\
 recording a game (every env keeps the record of its current episode):
@@ -51,25 +47,15 @@ replaying it:
 """
 
 
-def resolve_factory(spec: str) -> Callable[[dict[str, Any]], tuple[Any, Any]]:
-    """Import ``"module:attr"`` and return the attribute."""
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise ValueError(f"expected 'module:factory', got {spec!r}")
-    obj: Any = importlib.import_module(module)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def load_game(record: GameRecord, factory: str | None = None) -> tuple[Any, Any]:
-    """``(game, adapter)`` for ``record``: from ``factory`` or :data:`KNOWN_GAMES`."""
-    spec = factory or KNOWN_GAMES.get(record.game)
-    if spec is None:
-        raise InvalidStateError(
-            f"record: unknown game {record.game!r}; known: {sorted(KNOWN_GAMES)} "
-            "(or pass --game module:factory)")
-    return resolve_factory(spec)(record.config)
+    """``(game, adapter)`` for ``record``: from ``factory`` or the game registry."""
+    if factory is not None:
+        return resolve(factory)(record.config)
+    try:
+        entry = registry.get(record.game)
+    except registry.UnknownGameError as exc:
+        raise InvalidStateError(f"record: {exc} (or pass --game module:factory)") from None
+    return entry.replay_game(record.config)
 
 
 def describe_event(game: Any, event: dict[str, Any]) -> str:

@@ -1,4 +1,25 @@
+"""Test setup: the helper modules of this folder are importable, and with
+``TABLETOP_NO_SKIPS=1`` (set by ``.ci/run``) a skipped test is a failure, so that no test
+goes unrun in CI for want of an extra."""
+
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+NO_SKIPS = os.environ.get("TABLETOP_NO_SKIPS") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
+    """Under ``TABLETOP_NO_SKIPS=1``, report a skipped test as failed, with the skip reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if NO_SKIPS and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = (f"skipped under TABLETOP_NO_SKIPS=1 (CI installs every extra the "
+                           f"tests need): {reason}")

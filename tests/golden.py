@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import json
 import sys
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from random_play import random_step  # noqa: E402
 
+from tabletop import registry  # noqa: E402
 from tabletop.records import json_value  # noqa: E402
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -38,11 +38,11 @@ DIGITS = 9
 
 @dataclass(frozen=True)
 class Playthrough:
-    """One golden game: the engine module, its rules overrides, the seed (of the game and of
-    the random players' generator)."""
+    """One golden game: the game's registry name, its rules overrides, the seed (of the game
+    and of the random players' generator)."""
 
     name: str
-    module: str
+    game: str
     overrides: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
 
@@ -53,13 +53,13 @@ class Playthrough:
 
 ODD_OFF = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False}
 PLAYTHROUGHS = (
-    Playthrough("lunatix_4p", "lunatix_env.rules", {"num_players": 4}, seed=13),  # a win
-    Playthrough("lunatix_3p_turn_around", "lunatix_env.rules",
+    Playthrough("lunatix_4p", "lunatix", {"num_players": 4}, seed=13),  # a win
+    Playthrough("lunatix_3p_turn_around", "lunatix",
                 {"num_players": 3, "turn_around": True}, seed=2),
-    Playthrough("ryderz_2p_standard", "ryderz_env.rules", {"num_players": 2}, seed=1),
-    Playthrough("ryderz_4p_powers_large", "ryderz_env.rules",
+    Playthrough("ryderz_2p_standard", "ryderz", {"num_players": 2}, seed=1),
+    Playthrough("ryderz_4p_powers_large", "ryderz",
                 {"num_players": 4, "powers": True, "table": "large"}, seed=3),  # a win
-    Playthrough("ryderz_3p_powers_long_squared", "ryderz_env.rules",
+    Playthrough("ryderz_3p_powers_long_squared", "ryderz",
                 {"num_players": 3, "powers": True, "table": "long",
                  "odd_table": {**ODD_OFF, "toss_start_prizms": True, "start_far_sides": True,
                                "square_edge": True}}, seed=3),
@@ -85,10 +85,11 @@ def digest(state: Any) -> str:
 
 def play(p: Playthrough) -> str:
     """The text of playthrough ``p``: play it and write down every step."""
-    game = importlib.import_module(p.module).Game(**p.overrides)
+    entry = registry.get(p.game)
+    game = entry.game(**p.overrides)
     state = game.new_initial_state(p.seed)
     rng = np.random.default_rng(p.seed)
-    lines = [f"# golden playthrough {p.name}: {p.module}, overrides "
+    lines = [f"# golden playthrough {p.name}: {entry.rules_module}, overrides "
              f"{json.dumps(p.overrides, sort_keys=True)}, seed {p.seed}; uniformly random "
              "legal actions from numpy's default_rng(seed)",
              "# regenerate after an intended rules change: .venv/bin/python tests/golden.py "

@@ -11,6 +11,8 @@ import json
 import pytest
 from golden import PLAYTHROUGHS, Playthrough, digest, play, rounded
 
+from tabletop import registry
+
 
 @pytest.mark.parametrize("p", PLAYTHROUGHS, ids=lambda p: p.name)
 def test_golden_playthrough_replays_to_the_same_text(p: Playthrough) -> None:
@@ -30,11 +32,11 @@ def test_golden_playthroughs_cover_both_engines_to_their_end() -> None:
         end = [line for line in lines if line.startswith("== end after step")]
         assert len(end) == 1, p.name
         assert any(" chance " in line for line in lines), p.name
-        ends.setdefault(p.module, []).append(end[0])
-    assert set(ends) == {"lunatix_env.rules", "ryderz_env.rules"}
-    for module, found in ends.items():  # each engine: a won game and one that is not
-        assert any(": win, winner " in e for e in found), module
-        assert any(": win, " not in e for e in found), module
+        ends.setdefault(p.game, []).append(end[0])
+    assert set(ends) == set(registry.names())  # every registered game has golden games
+    for game, found in ends.items():  # each engine: a won game and one that is not
+        assert any(": win, winner " in e for e in found), game
+        assert any(": win, " not in e for e in found), game
 
 
 def test_digest_ignores_rounding_but_not_a_change() -> None:

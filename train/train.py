@@ -3,7 +3,8 @@ write a report.
 
 Usage: ``python -m train.train [--config configs/train/lunatix_maskppo.yaml]
 [--timesteps N] [--name NAME] [--eval-games N]``. The config's ``game`` picks the env
-(:data:`GAMES`: ``lunatix`` for ``LunatixLoop-v0``, ``ryderz`` for ``LazerRyderz-v0``);
+(a name of the game registry, ``tabletop.registry``: ``lunatix`` for ``LunatixLoop-v0``,
+``ryderz`` for ``LazerRyderz-v0``);
 ``env_options`` are passed to its single-agent env. Writes ``runs/<name>/``: ``model.zip``,
 TensorBoard logs under ``tb/``, ``monitor/`` episode logs, ``learning_curve.png``,
 ``eval.json``, ``report.md`` (win rate over seeded evaluation games with a 95% Wilson
@@ -32,33 +33,16 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.torch_layers import SharedTrunk
+from tabletop import registry
 from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
 from tabletop.records import GameRecord, iter_replay
-from tabletop.replay import resolve_factory
 from train.vec_env import GroupedVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CONFIG = ROOT / "configs" / "train" / "lunatix_maskppo.yaml"
+DEFAULT_CONFIG = registry.get("lunatix").train_config_path()
 
-
-@dataclass(frozen=True)
-class GameSpec:
-    """What the script needs to know about a game."""
-
-    env_class: str              # "module:Class" of the single-agent env
-    env_id: str                 # the Gymnasium id, for titles
-    # outcome reasons counted in the evaluation besides truncated, with their report labels
-    outcomes: dict[str, str]
-
-
-#: game name (``TrainConfig.game``) -> its single-agent env
-GAMES: dict[str, GameSpec] = {
-    "lunatix": GameSpec("lunatix_env.envs:LunatixSingleAgentEnv", "LunatixLoop-v0",
-                        {"all_out": "games ending with every car out"}),
-    "ryderz": GameSpec("ryderz_env.envs:RyderzSingleAgentEnv", "LazerRyderz-v0", {}),
-}
 
 #: env options that apply to the training games only (evaluation uses the game's default)
 TRAINING_ONLY_OPTIONS = ("max_rounds",)
@@ -87,7 +71,7 @@ class TrainConfig:
     """One training run."""
 
     name: str
-    game: str = "lunatix"       # a key of GAMES
+    game: str = "lunatix"       # a game of the registry (tabletop.registry)
     # keyword options of the game's single-agent env (action_mode, table, max_rounds, ...);
     # the TRAINING_ONLY_OPTIONS among them are left out of the evaluation games
     env_options: dict[str, Any] = field(default_factory=dict)
@@ -113,18 +97,17 @@ class TrainConfig:
     gif_fps: float = 6.0
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"game {self.game!r} is not one of {sorted(GAMES)}")
+        registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
 
 
-def game_spec(cfg: TrainConfig) -> GameSpec:
-    """The :class:`GameSpec` of the config's game."""
-    return GAMES[cfg.game]
+def game_spec(cfg: TrainConfig) -> registry.GameEntry:
+    """The registry entry of the config's game."""
+    return registry.get(cfg.game)
 
 
 def env_class(cfg: TrainConfig) -> type:
     """The single-agent env class of the config's game."""
-    return resolve_factory(game_spec(cfg).env_class)
+    return game_spec(cfg).single_agent_class()
 
 
 def make_eval_env(cfg: TrainConfig) -> Any:
@@ -228,7 +211,7 @@ def _summary(results: list[tuple[int, str, int]], cfg: TrainConfig) -> dict[str,
     out: dict[str, Any] = {
         "games": games, "wins": wins, "win_rate": wins / max(games, 1), "ci_low": lo,
         "ci_high": hi, "truncated": sum(r == "truncated" for _, r, _ in results)}
-    for reason in game_spec(cfg).outcomes:
+    for reason in game_spec(cfg).outcome_labels:
         out[reason] = sum(r == reason for _, r, _ in results)
     out["mean_learner_steps"] = sum(n for _, _, n in results) / max(games, 1)
     out["won"] = [w for w, _, _ in results]
@@ -239,7 +222,7 @@ def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
              deterministic: bool = False) -> dict[str, Any]:
     """Play ``games`` seeded games in this process (see :func:`play_eval_games`); the win
     rate with its 95% Wilson interval, the counts of truncated games and of the game's
-    ``GameSpec.outcomes``, per-game wins.
+    ``GameEntry.outcome_labels``, per-game wins.
 
     With ``deterministic=False`` the policy samples its actions (reproducibly: torch is
     seeded per game); True takes the most likely action.
@@ -365,7 +348,7 @@ def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baselin
     alt = f"{other['win_rate']:.1%} ({other['truncated']} truncated)"
     opp = opponents_text(cfg, "uniformly random opponent", words=False)
     outcomes = "".join(f"| {label} | {ev[reason]} |\n"
-                       for reason, label in game_spec(cfg).outcomes.items())
+                       for reason, label in game_spec(cfg).outcome_labels.items())
     picture = f"\n![evaluation game](game.gif)\n\n{gif}\n" if gif else ""
     text = f"""# {cfg.name}
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from tabletop.config import from_mapping, load_yaml
+from tabletop.config import from_mapping, load_yaml, shipped_configs
 from tabletop.errors import ConfigError
 from tabletop.gamebase import RulesFiles
 
 #: Directory of the shipped Lunatix Loop configs.
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "lunatix"
+CONFIG_DIR = shipped_configs("lunatix")
 DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
 
 

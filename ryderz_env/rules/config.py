@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from tabletop.config import from_mapping, load_config, load_yaml
+from tabletop.config import from_mapping, load_config, load_yaml, shipped_configs
 from tabletop.errors import ConfigError
 from tabletop.gamebase import RulesFiles
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "ryderz"
+CONFIG_DIR = shipped_configs("ryderz")
 DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
 
 
