@@ -26,6 +26,24 @@ from tabletop.records import GameRecord
 
 #: legal sets whose masks a session keeps (all forgotten when it is full)
 MASK_CACHE = 256
+#: mixed with a game's seed into the seeds of its bot seats (apart from the chance draws)
+BOT_SEED_KEY = 0xB07
+
+
+def is_bot(obj: Any) -> bool:
+    """Whether ``obj`` is a bot (``reset(seed)`` and ``act(state, seat)``), not a policy."""
+    return callable(getattr(obj, "act", None)) and callable(getattr(obj, "reset", None))
+
+
+def seat_of(key: int | str, num_players: int) -> int:
+    """A seat from an int or an agent name ``player_i``; ValueError naming the valid ones."""
+    seat: Any = key
+    if isinstance(key, str) and key.startswith("player_") and key[7:].isdigit():
+        seat = int(key[7:])
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+        raise ValueError(f"no seat {key!r}: seats are 0..{num_players - 1} or "
+                         f"player_0..player_{num_players - 1}")
+    return seat
 
 
 def as_index(value: Any) -> int | None:
@@ -200,6 +218,9 @@ class GameSession:
         self.zero_rewards.flags.writeable = False
         # True once something was added to pending_rewards (whatever adds to it sets it)
         self._rewards_added = False
+        #: seats played inside the session by bots (``agents.bot.Bot``: ``reset(seed)``,
+        #: ``act(state, seat) -> engine action``); their engine actions apply unchanged
+        self.bots: dict[int, Any] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -216,8 +237,24 @@ class GameSession:
         self.illegal_by = None
         self.pending_rewards = np.zeros(self.n, dtype=np.float64)
         self._rewards_added = False
+        if self.bots:  # each bot seeded from the game's seed and its seat (not from self.rng)
+            seeds = np.random.SeedSequence([seed, BOT_SEED_KEY]).generate_state(self.n, np.uint64)
+            for seat, bot in self.bots.items():
+                bot.reset(int(seeds[seat]))
         self._changed()
         self._advance(None)
+
+    def set_bots(self, bots: Mapping[int | str, Any] | None) -> None:
+        """Seats to be played by bots, ``{seat or "player_i": bot}`` (None: none). Applies
+        from the next :meth:`reset`; every other seat is still driven from outside."""
+        chosen: dict[int, Any] = {}
+        for key, bot in (bots or {}).items():
+            seat = seat_of(key, self.n)
+            if not is_bot(bot):
+                raise TypeError(f"the bot of player_{seat} is {type(bot).__name__}, not a bot "
+                                "(an object with reset(seed) and act(state, seat))")
+            chosen[seat] = bot
+        self.bots = dict(sorted(chosen.items()))
 
     def _config(self, game: Game) -> dict[str, Any]:
         """A new copy of ``game.config_dict()`` (pickled once per game: building it takes
@@ -364,9 +401,21 @@ class GameSession:
     def _shaping_on(self) -> bool:
         return self.adapter.shaping_enabled()
 
+    def _bot_action(self, seat: int) -> Any:
+        """The engine action of the bot playing ``seat`` (checked: a bot's illegal action is
+        its bug, raised whatever ``on_illegal`` says)."""
+        bot = self.bots[seat]
+        action = bot.act(self.state, seat)
+        if not self.state.is_legal(seat, action):
+            raise IllegalActionError(f"bot {getattr(bot, 'name', type(bot).__name__)} of "
+                                     f"player_{seat} chose an illegal action: {action}")
+        return action
+
     def _advance(self, before: State | None) -> None:
-        """Resolve chance (and forced decisions with ``auto_play``) up to the next choice."""
+        """Resolve chance, bot seats and (with ``auto_play``) forced decisions up to the
+        next choice from outside."""
         s = self.state
+        bots = self.bots
         while not s.is_terminal():
             if s.is_chance_node():
                 outcome = s.sample_chance(self.rng)
@@ -374,11 +423,16 @@ class GameSession:
                 self._changed()
                 self.record.log_chance(outcome)
                 continue
-            if not self.auto_play:
+            if not self.auto_play and not bots:
                 break
             forced = {}
             for p in s.current_players():
                 if p in self.buffer:
+                    continue
+                if p in bots:  # sees the state without the buffered choices of others
+                    forced[p] = self._bot_action(p)
+                    continue
+                if not self.auto_play:
                     continue
                 only = self.adapter.forced_action(s, p, self.legal(p))
                 if only is not None:

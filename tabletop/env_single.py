@@ -8,7 +8,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tabletop.env_core import GameAdapter, GameSession, OnIllegal, random_masked_index
+from tabletop.env_core import (
+    GameAdapter,
+    GameSession,
+    OnIllegal,
+    is_bot,
+    random_masked_index,
+)
 
 #: an opponent: (observation, action mask, seat, rng) -> an env action (an int for
 #: ``Discrete`` action spaces)
@@ -29,7 +35,10 @@ class SingleAgentView(gymnasium.Env):
     """One seat is the learner; every other seat is played by an opponent policy.
 
     ``opponents``: one policy for all others, or one per other seat, or a callable
-    ``sampler(rng) -> list of policies`` drawn anew at each reset (self-play pools).
+    ``sampler(rng) -> list of policies`` drawn anew at each reset (self-play pools). A
+    policy is an env-action callable (:data:`Policy`) or a bot of ``agents.bot`` (``reset``,
+    ``act(state, seat)``), which gets the engine state and whose engine action is applied
+    unchanged (a Lazer Ryderz bot's Launch Point is not snapped to the discrete grid).
     ``learner_seat``: a seat, or ``"random"`` for a new seat each episode. Exposes
     ``action_masks()`` for sb3-contrib's MaskablePPO. Rewards are the learner's.
     """
@@ -50,7 +59,8 @@ class SingleAgentView(gymnasium.Env):
         n = adapter.num_players
         if opponents is None:
             opponents = self._random_opponent
-        self._fixed = [opponents] * (n - 1) if callable(opponents) else list(opponents)
+        single = callable(opponents) or is_bot(opponents)
+        self._fixed = [opponents] * (n - 1) if single else list(opponents)
         if len(self._fixed) != n - 1:
             raise ValueError(f"need {n - 1} opponent policies, got {len(self._fixed)}")
         self._sampler = opponent_sampler
@@ -80,6 +90,7 @@ class SingleAgentView(gymnasium.Env):
         pols = list(self._sampler(self._opp_rng)) if self._sampler else self._fixed
         others = [s for s in range(n) if s != self.learner]
         self._policies = dict(zip(others, pols, strict=True))
+        self.session.set_bots({p: pol for p, pol in self._policies.items() if is_bot(pol)})
         self.session.reset(game_seed)
         self.session.take_rewards()
         self._play_others()
