@@ -32,6 +32,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+from agents.stats import wilson
 from agents.torch_layers import SharedTrunk
 from tabletop import registry
 from tabletop.config import load_config
@@ -132,17 +133,6 @@ def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
         return Monitor(env, filename=filename, info_keywords=("won",))
 
     return thunk
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def policy_act(model: MaskablePPO) -> Callable[[np.ndarray, np.ndarray, bool], int]:

@@ -1,0 +1,137 @@
+"""Bot specs: the strings the arena, the evaluation and the server name bots by.
+
+========================  =====================================================================
+spec                      bot
+========================  =====================================================================
+``random``                :class:`agents.bot.RandomBot`
+``heuristic``             the game's heuristic (the registry's ``heuristic``), its current version
+``mcts:sims=400``         :class:`agents.mcts.MCTSBot` with the heuristic's ``value`` at its
+                          leaves; keys: ``sims`` (simulations), ``ms`` (milliseconds a move),
+                          ``depth`` (rollout decisions), ``c`` (exploration), ``chance``
+                          (sampled children of a continuous chance node), ``rollout``
+                          (``random`` or ``heuristic``), ``eval`` (``heuristic`` or ``zero``)
+``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
+                          ``model.zip`` with ``policy.json`` beside it
+========================  =====================================================================
+
+A spec is validated completely: an unknown bot, key or a bad value is a :class:`BotSpecError`
+naming what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agents.bot import Bot, RandomBot
+from tabletop import registry
+
+
+class BotSpecError(ValueError):
+    """A bot spec that names no bot, or a key or value a bot does not take."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A parsed spec: the bot's kind and its ``key=value`` options (or the policy path)."""
+
+    kind: str
+    options: tuple[tuple[str, str], ...] = ()
+    path: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "policy":
+            return f"policy:{self.path}"
+        if not self.options:
+            return self.kind
+        return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.options)
+
+
+KINDS = ("random", "heuristic", "mcts", "policy")
+
+#: the options of ``mcts:``: name -> (MCTSBot keyword, parser)
+_MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "sims": ("sims", int),
+    "ms": ("max_ms", float),
+    "depth": ("rollout_depth", int),
+    "c": ("exploration", float),
+    "chance": ("chance_children", int),
+}
+_MCTS_CHOICES = {"rollout": ("random", "heuristic"), "eval": ("heuristic", "zero")}
+
+
+def parse(spec: str) -> BotSpec:
+    """Parse a spec string (see the module's table)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise BotSpecError(f"a bot spec must be a non-empty string, got {spec!r}; "
+                           f"bots: {', '.join(KINDS)}")
+    kind, _, rest = spec.strip().partition(":")
+    if kind not in KINDS:
+        raise BotSpecError(f"unknown bot {kind!r} in {spec!r}; bots: {', '.join(KINDS)}")
+    if kind == "policy":
+        if not rest:
+            raise BotSpecError("policy: needs a path (policy:runs/NAME or policy:PATH/model.zip)")
+        return BotSpec(kind, path=rest)
+    if kind in ("random", "heuristic"):
+        if rest:
+            raise BotSpecError(f"{kind} takes no options, got {rest!r}")
+        return BotSpec(kind)
+    options = []
+    allowed = sorted([*_MCTS_KEYS, *_MCTS_CHOICES])
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in allowed:
+            raise BotSpecError(f"mcts option {item!r}: expected key=value with keys "
+                               f"{', '.join(allowed)}")
+        if any(k == key for k, _ in options):
+            raise BotSpecError(f"mcts option {key!r} given twice in {spec!r}")
+        if key in _MCTS_CHOICES:
+            if value not in _MCTS_CHOICES[key]:
+                raise BotSpecError(f"mcts {key}={value!r}: one of {_MCTS_CHOICES[key]}")
+        else:
+            try:
+                number = _MCTS_KEYS[key][1](value)
+            except ValueError:
+                raise BotSpecError(f"mcts {key}={value!r} is not a number") from None
+            if not number > 0 and not (key == "depth" and number == 0):
+                raise BotSpecError(f"mcts {key}={value!r} must be positive")
+        options.append((key, value))
+    return BotSpec(kind, tuple(options))
+
+
+def make_bot(spec: str | BotSpec, game: str, seed: int | None = None) -> Bot:
+    """The bot of ``spec`` for the registry game ``game`` (``lunatix``, ``ryderz``); its
+    ``name`` is the spec as written canonically."""
+    s = parse(spec) if isinstance(spec, str) else spec
+    entry = registry.get(game)
+    bot: Any
+    if s.kind == "random":
+        bot = RandomBot(seed)
+    elif s.kind == "heuristic":
+        bot = entry.heuristic_class()(seed=seed)
+    elif s.kind == "mcts":
+        bot = _make_mcts(s, entry, seed)
+    else:
+        from agents.policy_bot import PolicyBot
+
+        bot = PolicyBot.load(s.path, game=entry.name, seed=seed)
+    bot.name = str(s)
+    return bot
+
+
+def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
+    from agents.mcts import MCTSBot, ZeroEvaluator
+
+    opts = dict(s.options)
+    kwargs: dict[str, Any] = {k: _MCTS_KEYS[key][1](opts[key])
+                              for key, (k, _) in _MCTS_KEYS.items() if key in opts}
+    heuristic = entry.heuristic_class()
+    kwargs["evaluator"] = (ZeroEvaluator() if opts.get("eval") == "zero"
+                           else heuristic(seed=seed))
+    if opts.get("rollout") == "heuristic":
+        kwargs["rollout_policy"] = heuristic(seed=seed)
+    extra = getattr(heuristic, "extra_actions", None)
+    if extra is not None:  # candidate actions the engine's finite list leaves out (aims)
+        kwargs["extra_actions"] = extra
+    return MCTSBot(seed=seed, **kwargs)
