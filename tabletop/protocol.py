@@ -102,6 +102,20 @@ class State(Protocol):
         """What ``seat`` may know, as structured data."""
         ...
 
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """A new state (a clone; this one is untouched) in which everything hidden from
+        ``seat`` is redrawn with ``rng`` consistently with what ``seat`` observes (OpenSpiel's
+        ``ResampleFromInfostate``, a determinization for search).
+
+        The result depends only on ``observation(seat)``, the public game history it
+        implies, ``seat``'s own earlier choices and ``rng``: two states that ``seat`` cannot
+        tell apart give the same result for the same generator state. ``observation(seat)``
+        and ``legal_actions(seat)`` are unchanged, and the result is a valid state
+        (``to_dict`` / ``state_from_dict`` round trip). A game with nothing hidden returns
+        a plain clone.
+        """
+        ...
+
 
 @runtime_checkable
 class Game(Protocol):

@@ -1444,6 +1444,112 @@ class State(MachineQueries):
 
         return observe(self, seat)
 
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """A clone in which every gadget card ``seat`` cannot see is dealt out afresh.
+
+        Known to ``seat``: its own hand, every spent (face-up) gadget, the cards it put at
+        the bottom, and the offer of its own turn. The other gadgets (the pool) go back,
+        uniformly at random with ``rng``, into the hidden places, each keeping its size:
+        the other players' hands (kept sorted), another seat's offer, the bottom entries
+        others put there (positions and owners kept: who put a card there is public) and
+        the deck's unordered top (kept sorted). When another seat is at a decision that
+        exists only because of a held gadget (a *private* decision: Armor or Roll Cage
+        against hits, a gray gadget offered, Fuzzy Dice with no luck chip left), the deal
+        is conditioned on that seat holding such a gadget; that a seat is deciding at that
+        point of the public history is visible at the table. The deal is uniform over the
+        deals consistent with the current observation; it draws no inference from history
+        (say, a seat that took hits without being asked holds no Armor).
+
+        Hazard and turbo decks are counts without order, and simultaneous choices (card
+        reveal, chip mix) are applied all at once, so nothing else is hidden.
+        """
+        s = self.clone()
+        s._legal = {}
+        s._chance_cache = None
+        offer_hidden = bool(s.offer) and (s.turn is None or s.turn["seat"] != seat)
+        others = [c for c in s.cars if c.seat != seat]
+        pool = list(s.gadget_top)
+        for c in others:
+            pool += c.gadgets
+        bottom_slots = [i for i, (_, owner) in enumerate(s.gadget_bottom) if owner != seat]
+        pool += [s.gadget_bottom[i][0] for i in bottom_slots]
+        if offer_hidden:
+            pool += s.offer
+        pool.sort()
+        if not pool:
+            return s
+        # a private decision of another seat: it holds one of these gadgets
+        need: tuple[int, ...] = ()
+        decider = -1
+        d = s.decision
+        if d is not None and "seat" in d and d["seat"] != seat:
+            decider = d["seat"]
+            need = tuple(g for g in self._needed_gadgets(d) if g in pool)
+        sizes = [(c.seat, len(c.gadgets)) for c in others]
+        n_offer = len(s.offer) if offer_hidden else 0
+
+        def deal() -> list[int]:
+            return [pool[i] for i in rng.permutation(len(pool))]
+
+        def holds_needed(cards: list[int]) -> bool:
+            start = 0
+            for who, k in sizes:
+                if who == decider:
+                    return any(g in need for g in cards[start:start + k])
+                start += k
+            return True
+
+        if len(need) == 1:
+            # exact conditional deal: the needed card in the decider's hand, the rest at random
+            rest = [g for g in pool if g != need[0]]
+            perm = [rest[i] for i in rng.permutation(len(rest))]
+            cards = []
+            for who, k in sizes:
+                if who == decider:
+                    cards += [need[0], *perm[:k - 1]]
+                    perm = perm[k - 1:]
+                else:
+                    cards += perm[:k]
+                    perm = perm[k:]
+            cards += perm
+        else:
+            cards = deal()
+            tries = 1
+            while need and not holds_needed(cards) and tries < 1000:
+                cards = deal()
+                tries += 1
+            if need and not holds_needed(cards):  # practically unreachable fallback
+                i = cards.index(need[0])
+                start = sum(k for who, k in sizes[:[w for w, _ in sizes].index(decider)])
+                cards[i], cards[start] = cards[start], cards[i]
+        at = 0
+        for c in others:
+            k = len(c.gadgets)
+            c.gadgets = sorted(cards[at:at + k])
+            at += k
+        if n_offer:
+            s.offer = cards[at:at + n_offer]
+            at += n_offer
+        for i in bottom_slots:
+            s.gadget_bottom[i][0] = cards[at]
+            at += 1
+        s.gadget_top = sorted(cards[at:])
+        return s
+
+    def _needed_gadgets(self, d: dict[str, Any]) -> tuple[int, ...]:
+        """The gadgets of which the decider of ``d`` must hold one for ``d`` to exist."""
+        kind = d["kind"]
+        gi = self.game.gadget_index
+        if kind == DecisionKind.PROTECT._value_:
+            return tuple(gi[e] for e in (GadgetEffect.ARMOR, GadgetEffect.ROLL_CAGE)
+                         if e in gi)
+        if kind == DecisionKind.GADGET._value_:
+            return (d["gadget"],)
+        if kind == DecisionKind.LUCK._value_ and self.cars[d["seat"]].luck == 0:
+            fz = gi.get(GadgetEffect.FUZZY_DICE)
+            return () if fz is None else (fz,)
+        return ()
+
     def __str__(self) -> str:
         from lunatix_env.rules.text import state_to_text
 

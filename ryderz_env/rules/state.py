@@ -1031,6 +1031,34 @@ class State(MachineQueries):
 
         return public_view(self, seat)
 
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """A clone in which the other seats' aimed Launch Points are redrawn.
+
+        Everything on the table is public. The only secret is where another seat aimed its
+        blind Launch Point (Start Your Engines, or a respawn) while the placements are still
+        pending: the ``x`` of its queued ``launch`` tasks, of a pending launch-noise event
+        and of the spots held by a gear deal. Each such ``x`` of a seat other than ``seat``
+        is drawn afresh, uniform on [-1, 1] with ``rng`` (in stack order, then the chance
+        event); ``seat``'s own aims are its own earlier choices and stay. Simultaneous
+        choices are applied all at once (none is ever stored half-made), so with no
+        placement pending this is a plain clone (and ``rng`` is not drawn from).
+        """
+        s = self.clone()
+
+        def aim() -> float:
+            return float(rng.uniform(-1.0, 1.0))
+
+        s.tasks = [("launch", t[1], aim()) if t[0] == "launch" and t[1] != seat else t
+                   for t in s.tasks]
+        ch = s.chance
+        if ch is not None:
+            if ch["kind"] == ChanceKind.LAUNCH_NOISE._value_ and ch["seat"] != seat:
+                s.chance = {**ch, "x": aim()}
+            elif ch["kind"] == ChanceKind.DEAL_GEARS._value_:
+                s.chance = {**ch, "spots": [[o, x if o == seat else aim()]
+                                            for o, x in ch["spots"]]}
+        return s
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON snapshot with a schema version (``Game.state_from_dict`` reverses it)."""
         from ryderz_env.rules.serialize import state_to_dict

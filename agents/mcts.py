@@ -1,0 +1,399 @@
+"""Monte Carlo tree search written once over the engine protocol (both games).
+
+Modelled on OpenSpiel's ``open_spiel/python/algorithms/mcts.py`` (our own code), extended to
+what the two games need:
+
+- **UCT** with a configurable exploration constant: at a node, an action not tried yet is
+  tried first (a random one of them); else the action maximising
+  ``mean / value_scale + c * sqrt(ln(available) / visits)`` for the *mover*, where
+  ``available`` counts the visits in which the action was legal (ISMCTS availability
+  counts: under determinization an action of another seat is not legal in every sample).
+- **Multi-player returns**: every node keeps the sum of the return vectors backed up through
+  it; a seat chooses by its own entry of that vector.
+- **Chance**: where ``state.chance_outcomes()`` gives a discrete distribution, one outcome is
+  sampled by its exact probability each visit (``sample_chance``) and keyed by its value, so
+  the children converge to the true distribution. A continuous event (Lazer Ryderz's launch
+  noise and Prizm tosses: ``chance_outcomes`` raises ``InvalidStateError``) gets a *capped*
+  number of sampled children (``chance_children``, default 4): a new sample while fewer exist,
+  then one of the stored samples uniformly. Progressive widening would need tuning per game
+  and grows the tree where it matters least; a small fixed cap keeps the tree's branching
+  bounded and deterministic per seed, and continuous noise rarely changes which move is best.
+- **Simultaneous nodes** (``len(current_players()) > 1``: card reveal, chip mix, Start Your
+  Engines): *decoupled UCT* - each deciding seat keeps its own statistics per action at the
+  node and selects by UCB over them, ignoring the others' choices; the joint action is applied
+  with ``apply_actions``. Decoupled UCT is sound in practice for simultaneous-move games
+  (Lanctot et al. 2013, Tak, Lanctot & Winands 2014 found it competitive with the exact
+  alternatives at a fraction of the cost). Known limitation: it need not converge to a Nash
+  equilibrium (it can cycle, and its final most-visited choice is a pure action where the
+  equilibrium may be mixed); Exp3 or regret matching selection would fix that at the price
+  of slower learning.
+- **Hidden information by determinization**: every simulation starts from
+  ``root.resample_hidden(seat, rng)`` - what the searching seat cannot see is redrawn
+  consistently with its observation - and descends *one shared tree* keyed by action
+  histories (single-observer determinized UCT with a shared tree, "ISMCTS-lite", as in
+  Cowling et al.'s SO-ISMCTS without information-set keys for the other seats). A node's
+  children are the actions legal in the current determinization only; at the root these are
+  the searching seat's own legal actions, the same in every sample, so the search reads
+  nothing hidden.
+- **Leaves**: a depth-limited rollout (``rollout_depth`` decision layers of the rollout policy,
+  uniformly random legal actions by default, any :class:`~agents.bot.Bot` otherwise; chance
+  events on the way are sampled and do not count), then ``evaluator.value(state, seat)`` for
+  every seat (``returns()`` at a terminal state), not random play to the end.
+- **Budgets**: ``sims`` simulations (reproducible for a seed), or ``max_ms`` of wall time (for
+  serving; at least one simulation), or both (the first reached stops).
+- **Continuous actions**: the engine's ``legal_actions`` is a finite spread (Launch Points);
+  an optional ``extra_actions(state, seat)`` hook adds game-specific candidates (say, launch
+  positions aimed at Prizms), each checked with ``state.is_legal``.
+- **Determinism**: actions are hashable frozen dataclasses used as dict keys; every iteration
+  follows the engine's list orders (never a set); every draw comes from the bot's generator.
+- **Final move**: the root action with the most visits, ties broken by mean value for the
+  seat, then by the first in the legal list.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.bot import Bot, Evaluator
+from tabletop.errors import IllegalActionError, InvalidStateError
+from tabletop.protocol import State, sample_discrete
+
+__all__ = ["MCTSBot", "MCTSStats", "ZeroEvaluator"]
+
+ExtraActions = Callable[[State, int], Sequence[Any]]
+
+
+class ZeroEvaluator:
+    """The trivial evaluator: 0 for every seat (terminal states use ``returns()`` anyway)."""
+
+    def value(self, state: State, seat: int) -> float:
+        """Always 0.0."""
+        return 0.0
+
+
+@dataclass
+class MCTSStats:
+    """What the last search did (``MCTSBot.last_stats``), for benchmarks and logs."""
+
+    simulations: int = 0
+    #: decisions taken inside the tree (selection), one per deciding seat
+    tree_decisions: int = 0
+    #: decisions taken by the rollout policy
+    rollout_decisions: int = 0
+    #: chance events sampled (tree and rollouts)
+    chance_events: int = 0
+    #: evaluator calls
+    evaluations: int = 0
+    #: deepest selection path (nodes below the root)
+    max_depth: int = 0
+    seconds: float = 0.0
+
+    @property
+    def sims_per_second(self) -> float:
+        """Simulations per second of wall time."""
+        return self.simulations / self.seconds if self.seconds > 0 else 0.0
+
+
+class _Edge:
+    """Decoupled statistics of one seat's action at a simultaneous node."""
+
+    __slots__ = ("visits", "total", "avail")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+class _Node:
+    """A node of the shared tree: the state after an action history (its kind can differ
+    between determinizations; children are keyed by kind-tagged keys)."""
+
+    __slots__ = ("visits", "avail", "total", "children", "seat_edges", "samples")
+
+    def __init__(self, num_players: int) -> None:
+        self.visits = 0
+        self.avail = 0  # visits of the parent in which this child's action was legal
+        self.total = [0.0] * num_players  # summed return vectors
+        self.children: dict[Hashable, _Node] = {}
+        self.seat_edges: dict[int, dict[Any, _Edge]] | None = None  # simultaneous nodes
+        self.samples: list[Any] | None = None  # continuous chance: stored outcomes
+
+    def child(self, key: Hashable, num_players: int) -> _Node:
+        """The child under ``key``, created if missing."""
+        c = self.children.get(key)
+        if c is None:
+            c = self.children[key] = _Node(num_players)
+        return c
+
+    def mean(self, seat: int) -> float:
+        """Mean backed-up return of ``seat`` (0 when unvisited)."""
+        return self.total[seat] / self.visits if self.visits else 0.0
+
+
+class MCTSBot:
+    """UCT search over the engine protocol; see the module docstring for the design.
+
+    ``evaluator`` ends rollouts (value of a non-terminal state per seat); ``sims`` and/or
+    ``max_ms`` bound the search (``sims`` defaults to 400 when neither is given);
+    ``exploration`` is the UCT constant ``c``; ``value_scale`` divides mean returns before
+    the exploration term (1 for returns in [-1, 1]); ``rollout_depth`` decision layers of
+    ``rollout_policy`` (None: uniformly random legal actions) follow each expansion;
+    ``chance_children`` caps the sampled children of a continuous chance node;
+    ``extra_actions(state, seat)`` adds candidate actions; ``determinize=False`` searches
+    the true state (a cheating baseline, for tests and comparisons only).
+    """
+
+    def __init__(self, evaluator: Evaluator | None = None, sims: int | None = None, *,
+                 max_ms: float | None = None, exploration: float = 1.4,
+                 value_scale: float = 1.0, rollout_depth: int = 10,
+                 rollout_policy: Bot | None = None, chance_children: int = 4,
+                 extra_actions: ExtraActions | None = None, determinize: bool = True,
+                 seed: int | None = None) -> None:
+        if sims is None and max_ms is None:
+            sims = 400
+        if sims is not None and sims < 1:
+            raise ValueError("sims must be at least 1")
+        if max_ms is not None and max_ms <= 0:
+            raise ValueError("max_ms must be positive")
+        if rollout_depth < 0 or chance_children < 1 or value_scale <= 0:
+            raise ValueError("rollout_depth >= 0, chance_children >= 1, value_scale > 0")
+        self.evaluator: Evaluator = evaluator if evaluator is not None else ZeroEvaluator()
+        self.sims = sims
+        self.max_ms = max_ms
+        self.exploration = exploration
+        self.value_scale = value_scale
+        self.rollout_depth = rollout_depth
+        self.rollout_policy = rollout_policy
+        self.chance_children = chance_children
+        self.extra_actions = extra_actions
+        self.determinize = determinize
+        budget = [] if sims is None else [f"sims={sims}"]
+        budget += [] if max_ms is None else [f"ms={max_ms:g}"]
+        self.name = "mcts:" + ",".join(budget)
+        self.last_stats = MCTSStats()
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ Bot protocol
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the search (and the rollout policy, with a seed drawn from this one)."""
+        self.rng = np.random.default_rng(seed)
+        if self.rollout_policy is not None:
+            self.rollout_policy.reset(int(self.rng.integers(2**31)))
+
+    def act(self, state: State, seat: int) -> Any:
+        """The most visited root action after the search (a legal action of ``seat``)."""
+        if seat not in state.current_players():
+            raise IllegalActionError(f"seat {seat} is not deciding now")
+        root_actions = self._candidates(state, seat)
+        self.last_stats = stats = MCTSStats()
+        if len(root_actions) == 1:
+            return root_actions[0]
+        t0 = time.perf_counter()
+        deadline = None if self.max_ms is None else t0 + self.max_ms / 1000.0
+        n = len(state.returns())
+        root = _Node(n)
+        while True:
+            self._simulate(state, seat, root, root_actions, n, stats)
+            stats.simulations += 1
+            if self.sims is not None and stats.simulations >= self.sims:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        stats.seconds = time.perf_counter() - t0
+        return self._best(root, seat, root_actions, simultaneous=len(
+            state.current_players()) > 1)
+
+    # ------------------------------------------------------------------ search
+    def _candidates(self, state: State, seat: int) -> list[Any]:
+        """Legal actions of ``seat``, then the hook's extra legal ones (deduplicated)."""
+        acts = state.legal_actions(seat)
+        if self.extra_actions is not None:
+            seen = set(acts)
+            for a in self.extra_actions(state, seat):
+                if a not in seen and state.is_legal(seat, a):
+                    seen.add(a)
+                    acts.append(a)
+        return acts
+
+    def _ucb_pick(self, options: list[tuple[Any, int, float, int]]) -> int:
+        """Index of the option to try: an untried one at random, else the best UCB score.
+        ``options`` are (action, visits, mean, available)."""
+        untried = [i for i, (_, v, _, _) in enumerate(options) if v == 0]
+        if untried:
+            return untried[int(self.rng.integers(len(untried)))]
+        c, scale = self.exploration, self.value_scale
+        best, best_i = -math.inf, 0
+        for i, (_, v, mean, avail) in enumerate(options):
+            score = mean / scale + c * math.sqrt(math.log(max(avail, 1)) / v)
+            if score > best:
+                best, best_i = score, i
+        return best_i
+
+    def _simulate(self, root_state: State, seat: int, root: _Node, root_actions: list[Any],
+                  n: int, stats: MCTSStats) -> None:
+        """One simulation: determinize, select/expand, roll out, back up."""
+        state = (root_state.resample_hidden(seat, self.rng) if self.determinize
+                 else root_state.clone())
+        node = root
+        path: list[_Node] = [root]
+        # (node, {seat: action}) of the simultaneous nodes passed, for decoupled backup
+        joint: list[tuple[_Node, dict[int, Any]]] = []
+        expanded = False
+        depth = 0
+        while not state.is_terminal() and not expanded:
+            if state.is_chance_node():
+                node = self._chance_step(state, node, n)
+                stats.chance_events += 1
+            else:
+                players = state.current_players()
+                if len(players) == 1:
+                    p = players[0]
+                    acts = root_actions if node is root else self._candidates(state, p)
+                    options = []
+                    for a in acts:
+                        ch = node.children.get((p, a))
+                        if ch is None:
+                            options.append((a, 0, 0.0, 0))
+                        else:
+                            ch.avail += 1
+                            options.append((a, ch.visits, ch.mean(p), ch.avail))
+                    a = acts[self._ucb_pick(options)]
+                    child = node.child((p, a), n)
+                    if child.visits == 0:
+                        child.avail = max(child.avail, 1)
+                        expanded = True
+                    state.apply_action(a)
+                    node = child
+                    stats.tree_decisions += 1
+                else:
+                    choice, fresh = self._decoupled(
+                        state, node, players, (seat, root_actions) if node is root else None)
+                    joint.append((node, choice))
+                    key = ("joint", tuple(choice[p] for p in players))
+                    child = node.child(key, n)
+                    expanded = fresh or child.visits == 0
+                    state.apply_actions(choice)
+                    node = child
+                    stats.tree_decisions += len(players)
+            path.append(node)
+            depth += 1
+        stats.max_depth = max(stats.max_depth, depth)
+        values = self._rollout(state, n, stats)
+        for nd in path:
+            nd.visits += 1
+            tot = nd.total
+            for i in range(n):
+                tot[i] += values[i]
+        for nd, choice in joint:
+            edges = nd.seat_edges
+            assert edges is not None
+            for p, a in choice.items():
+                e = edges[p][a]
+                e.visits += 1
+                e.total += values[p]
+
+    def _decoupled(self, state: State, node: _Node, players: Sequence[int],
+                   root: tuple[int, list[Any]] | None) -> tuple[dict[int, Any], bool]:
+        """Decoupled UCT at a simultaneous node: each seat picks by its own statistics.
+        ``root`` is (searching seat, its root actions) at the root. Returns the joint
+        choice and whether some seat tried an action for the first time."""
+        if node.seat_edges is None:
+            node.seat_edges = {}
+        choice: dict[int, Any] = {}
+        fresh = False
+        for p in players:
+            edges = node.seat_edges.setdefault(p, {})
+            acts = root[1] if root is not None and p == root[0] else self._candidates(state, p)
+            options = []
+            for a in acts:
+                e = edges.get(a)
+                if e is None:
+                    e = edges[a] = _Edge()
+                e.avail += 1
+                options.append((a, e.visits, e.total / e.visits if e.visits else 0.0,
+                                e.avail))
+            i = self._ucb_pick(options)
+            fresh = fresh or options[i][1] == 0
+            choice[p] = acts[i]
+        return choice, fresh
+
+    def _chance_step(self, state: State, node: _Node, n: int) -> _Node:
+        """Sample and apply the pending chance event; the child node it leads to."""
+        try:
+            outcomes = state.chance_outcomes()
+        except InvalidStateError:
+            outcomes = None
+        if outcomes is not None:
+            o = sample_discrete(outcomes, self.rng)
+            state.apply_chance(o)
+            return node.child(("chance", o), n)
+        # continuous: at most ``chance_children`` stored samples
+        if node.samples is None:
+            node.samples = []
+        samples = node.samples
+        if len(samples) < self.chance_children:
+            o = state.sample_chance(self.rng)
+            samples.append(o)
+            i = len(samples) - 1
+            state.apply_chance(o)
+        else:
+            i = int(self.rng.integers(len(samples)))
+            try:
+                state.apply_chance(samples[i])
+            except IllegalActionError:  # not possible in this determinization: fresh draw
+                state.apply_chance(state.sample_chance(self.rng))
+        return node.child(("sample", i), n)
+
+    def _rollout(self, state: State, n: int, stats: MCTSStats) -> list[float]:
+        """``rollout_depth`` decision layers of the rollout policy, then the evaluator."""
+        rng = self.rng
+        policy = self.rollout_policy
+        decisions = 0
+        guard = 0
+        while not state.is_terminal() and decisions < self.rollout_depth:
+            if state.is_chance_node():
+                state.apply_chance(state.sample_chance(rng))
+                stats.chance_events += 1
+                guard += 1
+                if guard > 1000:
+                    break
+                continue
+            players = state.current_players()
+            acts = {}
+            for p in players:
+                if policy is not None:
+                    acts[p] = policy.act(state, p)
+                else:
+                    legal = state.legal_actions(p)
+                    acts[p] = legal[int(rng.integers(len(legal)))]
+            state.apply_actions(acts)
+            decisions += 1
+            stats.rollout_decisions += len(players)
+        if state.is_terminal():
+            return [float(v) for v in state.returns()]
+        stats.evaluations += n
+        return [float(self.evaluator.value(state, i)) for i in range(n)]
+
+    def _best(self, root: _Node, seat: int, actions: list[Any], simultaneous: bool) -> Any:
+        """Most visited root action; ties by mean value, then the first listed."""
+        best, best_key = actions[0], (-1, -math.inf)
+        edges = (root.seat_edges or {}).get(seat, {}) if simultaneous else None
+        for a in actions:
+            if edges is not None:
+                e = edges.get(a)
+                key = (0, -math.inf) if e is None or not e.visits else (
+                    e.visits, e.total / e.visits)
+            else:
+                ch = root.children.get((seat, a))
+                key = (0, -math.inf) if ch is None or not ch.visits else (
+                    ch.visits, ch.mean(seat))
+            if key > best_key:
+                best, best_key = a, key
+        return best

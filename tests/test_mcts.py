@@ -1,0 +1,207 @@
+"""MCTSBot (agents/mcts.py) over both engines: finds a win available now, never returns an
+illegal action (sequential, simultaneous and after-chance nodes), is deterministic for a
+seed with a simulation budget, stops on a time budget, and reads no hidden information."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from lunatix_builders import choose, first_round, give_gadget, hide_swap, put, square_at
+from random_play import random_state
+from ryderz_builders import PREV, position, skip_to_move, straight_at
+
+from agents.bot import RandomBot
+from agents.mcts import MCTSBot, MCTSStats, ZeroEvaluator
+from lunatix_env.rules import Action as LAction
+from lunatix_env.rules import ActionKind as LK
+from lunatix_env.rules import Card
+from lunatix_env.rules import Game as LunatixGame
+from ryderz_env.rules import Action as RAction
+from ryderz_env.rules import Game as RyderzGame
+from ryderz_env.rules import Pose, Prizm
+
+EAST = 0.0
+
+
+def _settle(s: Any, rng: np.random.Generator) -> Any:
+    """Resolve pending chance events (a decision then follows a chance outcome)."""
+    while s.is_chance_node():
+        s.apply_chance(s.sample_chance(rng))
+    return s
+
+
+def _stats_key(st: MCTSStats) -> tuple:
+    return (st.simulations, st.tree_decisions, st.rollout_decisions, st.chance_events,
+            st.evaluations, st.max_depth)
+
+
+# ---------------------------------------------------------------------- finding a win
+def _lunatix_last_lap() -> Any:
+    """Both cars one square before the line on their last lap at 0 mph, both played
+    Accelerate; seat 0 moves first. Accelerating by 10 or 20 crosses the line and wins;
+    accelerating by 0 stays put and seat 1 then wins the same way."""
+    g = LunatixGame(num_players=2)
+    laps = g.rules.laps
+    s = first_round(g)
+    for c in s.cars:
+        c.luck = 0
+        c.speed = 0
+    put(s, 0, square_at(g, 0, -1), speed=0, laps=laps - 1)
+    put(s, 1, square_at(g, 1, -1), speed=0, laps=laps - 1)
+    choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
+    assert s.decision == {"kind": "accelerate", "seat": 0}
+    return s
+
+
+def test_lunatix_mcts_takes_the_win_this_turn_and_avoids_the_losing_choice() -> None:
+    s = _lunatix_last_lap()
+    wins = {LAction(LK.ACCELERATE, 10), LAction(LK.ACCELERATE, 20)}
+    # the wrong choice: seat 1 can then win at once
+    t = s.clone()
+    t.apply_action(LAction(LK.ACCELERATE, 0))
+    assert t.decision == {"kind": "accelerate", "seat": 1}
+    t.apply_action(LAction(LK.ACCELERATE, 10))
+    t.apply_action(t.legal_actions(1)[0])
+    assert t.is_terminal() and t.winner == 1
+    bot = MCTSBot(ZeroEvaluator(), sims=300, seed=0)
+    a = bot.act(s, 0)
+    assert a in wins
+    assert bot.last_stats.simulations == 300
+
+
+def test_ryderz_mcts_scores_the_prizm_that_wins_the_game() -> None:
+    g = RyderzGame(num_players=2, launch_noise_sigma=0.0)
+    pre = straight_at(g, 0, Pose(-4.0, 0.0, EAST), 1, PREV)
+    # seat 0 owns two Prizms; a straight from (-4, 0) east crosses the neutral one
+    s = position(g, 0, lazers={0: [pre]}, gears={0: 3},
+                 prizms=[Prizm(10.0, 10.0, 0), Prizm(-1.75, 0.3), Prizm(-10.0, 10.0, 0),
+                         Prizm(0.0, -12.0, 1)])
+    skip_to_move(s)
+    legal = s.legal_actions(0)
+
+    def wins_now(a: Any) -> bool:
+        t = s.clone()
+        t.apply_action(a)
+        return t.is_terminal() and t.winner == 0
+
+    winning = [a for a in legal if wins_now(a)]
+    assert winning and len(winning) < len(legal)
+    bot = MCTSBot(ZeroEvaluator(), sims=200, rollout_depth=4, seed=1)
+    assert wins_now(bot.act(s, 0))
+
+
+# ---------------------------------------------------------------------- legality
+def _positions(game: Any, seeds: range, steps: tuple[int, ...]) -> list[Any]:
+    out = []
+    for seed in seeds:
+        for k in steps:
+            s, rng = random_state(game, seed, k)
+            _settle(s, rng)
+            if not s.is_terminal():
+                out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_mcts_never_returns_an_illegal_action(n: int) -> None:
+    simultaneous = 0
+    cases = [(LunatixGame(num_players=n), 25, 6, (0, 15, 60, 150)),
+             (RyderzGame(num_players=n), 12, 4, (0, 7, 25))]
+    for game, sims, depth, steps in cases:
+        for s in _positions(game, range(2), steps):
+            players = s.current_players()
+            simultaneous += len(players) > 1
+            before = s.to_dict()
+            for seat in players:
+                bot = MCTSBot(ZeroEvaluator(), sims=sims, rollout_depth=depth, seed=seat)
+                a = bot.act(s, seat)
+                assert s.is_legal(seat, a), (type(game).__module__, s.decision, a)
+            assert s.to_dict() == before, "the search changed the state it was given"
+    assert simultaneous >= 2
+
+
+# ---------------------------------------------------------------------- determinism, budgets
+@pytest.mark.parametrize("game", [LunatixGame(num_players=3), RyderzGame(num_players=2)],
+                         ids=["lunatix", "ryderz"])
+def test_mcts_is_deterministic_for_a_seed(game: Any) -> None:
+    for s in _positions(game, range(1), (5, 30)):
+        seat = s.current_players()[0]
+        runs = []
+        for _ in range(2):
+            bot = MCTSBot(ZeroEvaluator(), sims=40, rollout_depth=5, seed=11)
+            runs.append((bot.act(s, seat), _stats_key(bot.last_stats)))
+        assert runs[0] == runs[1]
+        # reset(seed) restarts the same search, a rollout Bot included
+        bot = MCTSBot(ZeroEvaluator(), sims=40, rollout_depth=5,
+                      rollout_policy=RandomBot(), seed=5)
+        first = bot.act(s, seat), _stats_key(bot.last_stats)
+        bot.reset(5)
+        assert (bot.act(s, seat), _stats_key(bot.last_stats)) == first
+
+
+def test_time_budget_stops_and_searches() -> None:
+    s = _lunatix_last_lap()
+    bot = MCTSBot(ZeroEvaluator(), max_ms=50, seed=0)
+    assert bot.name == "mcts:ms=50"
+    a = bot.act(s, 0)
+    assert s.is_legal(0, a)
+    st = bot.last_stats
+    assert st.simulations >= 1 and 0 < st.seconds < 5.0
+    assert MCTSBot(sims=400).name == "mcts:sims=400"
+
+
+def test_a_single_legal_action_is_returned_without_search() -> None:
+    s = _lunatix_last_lap()
+    t = s.clone()
+    t.apply_action(LAction(LK.ACCELERATE, 10))  # one step left, maybe one way only
+    seat = t.current_players()[0]
+    bot = MCTSBot(sims=50, seed=0)
+    a = bot.act(t, seat)
+    assert t.is_legal(seat, a)
+    if len(t.legal_actions(seat)) == 1:
+        assert bot.last_stats.simulations == 0
+
+
+# ---------------------------------------------------------------------- hidden information
+def test_determinized_search_does_not_read_hidden_gadgets() -> None:
+    """Two states that differ only in seat 1's hidden gadgets (and the deck) give the same
+    search for a fixed seed: every simulation starts from resample_hidden."""
+    g = LunatixGame(num_players=3)
+    s = first_round(g)
+    give_gadget(s, 1, "Armor Plating")
+    give_gadget(s, 1, "Rocket Booster")
+    give_gadget(s, 2, "Battering Ram")
+    give_gadget(s, 0, "Charger")
+    rng = np.random.default_rng(4)
+    other = hide_swap(s, 0, rng)
+    while other.to_dict() == s.to_dict():
+        other = hide_swap(s, 0, rng)
+    assert other.observation(0) == s.observation(0)
+    results = []
+    for state in (s, other):
+        bot = MCTSBot(ZeroEvaluator(), sims=60, rollout_depth=6, seed=9)
+        results.append((bot.act(state, 0), _stats_key(bot.last_stats)))
+    assert results[0] == results[1]
+
+
+# ---------------------------------------------------------------------- hooks
+def test_extra_actions_hook_adds_only_legal_candidates() -> None:
+    g = RyderzGame(num_players=2)
+    s = g.new_initial_state(0)
+    assert len(s.current_players()) == 2  # Start Your Engines: simultaneous
+    extra = RAction.launch(2, 0.123)
+    bogus = RAction.launch(99, 0.5)
+
+    def hook(state: Any, seat: int) -> list[Any]:
+        return [extra, bogus, state.legal_actions(seat)[0]]
+
+    bot = MCTSBot(ZeroEvaluator(), sims=30, rollout_depth=2, extra_actions=hook, seed=0)
+    cands = bot._candidates(s, 0)
+    assert cands[-1] == extra and bogus not in cands
+    assert len(cands) == len(s.legal_actions(0)) + 1
+    a = bot.act(s, 0)
+    assert s.is_legal(0, a)
+    assert math.isfinite(bot.last_stats.seconds)
