@@ -157,7 +157,8 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
         "gif_size: 96\n")
     ev = main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
     run = tmp_path / "runs" / "tiny_ryderz"
-    for name in ("report.md", "eval.json", "model.zip", "game.gif", "learning_curve.png"):
+    for name in ("report.md", "eval.json", "model.zip", "policy.json", "game.gif",
+                 "learning_curve.png"):
         assert (run / name).is_file(), name
     assert ev["games"] == 4 and "all_out" not in ev
     report = (run / "report.md").read_text()
@@ -166,6 +167,10 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
     with Image.open(run / "game.gif") as gif:
         assert gif.size[1] == 96 and 1 < gif.n_frames <= 12
     MaskablePPO.load(run / "model.zip", device="cpu")
+    from agents.policy_bot import PolicyBot
+
+    bot = PolicyBot.load(run, game="ryderz")  # policy.json rebuilds the env it trained in
+    assert bot.meta.env_options["launch_positions"] == 8 and bot.adapter.num_actions > 8
 
 
 def test_evaluation_leaves_out_training_only_env_options() -> None:

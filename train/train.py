@@ -7,6 +7,7 @@ Usage: ``python -m train.train [--config configs/train/lunatix_maskppo.yaml]
 ``ryderz`` for ``LazerRyderz-v0``);
 ``env_options`` are passed to its single-agent env. Writes ``runs/<name>/``: ``model.zip``,
 TensorBoard logs under ``tb/``, ``monitor/`` episode logs, ``learning_curve.png``,
+``policy.json`` (``agents.policy_bot``: what the policy bot needs),
 ``eval.json``, ``report.md`` (win rate over seeded evaluation games with a 95% Wilson
 interval; truncated games count as not won) and, with ``gif: true``, ``game.gif`` (one
 evaluation game replayed from its record).
@@ -32,6 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+from agents.policy_bot import PolicyMeta, write_policy_json
 from agents.stats import wilson
 from agents.torch_layers import SharedTrunk
 from tabletop import registry
@@ -114,8 +116,23 @@ def env_class(cfg: TrainConfig) -> type:
 def make_eval_env(cfg: TrainConfig) -> Any:
     """A single-agent env for evaluation games: the config's env options without the
     training-only ones, no shaping, learner on seat 0."""
-    options = {k: v for k, v in cfg.env_options.items() if k not in TRAINING_ONLY_OPTIONS}
-    return env_class(cfg)(num_players=cfg.num_players, learner_seat=0, **options)
+    return env_class(cfg)(num_players=cfg.num_players, learner_seat=0, **eval_options(cfg))
+
+
+def eval_options(cfg: TrainConfig) -> dict[str, Any]:
+    """The config's env options without the training-only ones."""
+    return {k: v for k, v in cfg.env_options.items() if k not in TRAINING_ONLY_OPTIONS}
+
+
+def policy_meta(cfg: TrainConfig) -> PolicyMeta:
+    """The ``policy.json`` of a run: what the policy bot needs to rebuild its env."""
+    entry = game_spec(cfg)
+    options = eval_options(cfg)
+    adapter = entry.envs().make_adapter(num_players=cfg.num_players, **options)
+    return PolicyMeta(game=entry.name, env_id=entry.env_id, env_name=entry.env_name,
+                      num_players=cfg.num_players, env_options=options,
+                      rules=adapter.game.config_dict(),
+                      mode="greedy" if cfg.eval_deterministic else "sampled")
 
 
 def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
@@ -459,6 +476,7 @@ def main(argv: list[str] | None = None) -> dict:
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
     model.save(run_dir / "model.zip")
+    write_policy_json(run_dir, policy_meta(cfg))
     venv.close()
     eval_start = time.perf_counter()
     modes = [cfg.eval_deterministic, not cfg.eval_deterministic, None]
