@@ -4,6 +4,7 @@
 """
 
 from ryderz_env.rules.actions import NOOP, Action, ActionKind, Move
+from ryderz_env.rules.aim import LaunchAim, aim_launches, launch_aim
 from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
 from ryderz_env.rules.game import Game
 from ryderz_env.rules.geometry import Element, Pose, Table
@@ -21,6 +22,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "InvalidStateError",
+    "LaunchAim",
     "Move",
     "Outcome",
     "PieceKind",
@@ -29,5 +31,7 @@ __all__ = [
     "RulesConfig",
     "State",
     "Table",
+    "aim_launches",
+    "launch_aim",
     "load_rules",
 ]
