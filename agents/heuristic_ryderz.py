@@ -85,6 +85,7 @@ from ryderz_env.rules import (
     PieceKind,
     Pose,
     State,
+    aim_launches,
     launch_aim,
 )
 
@@ -170,6 +171,18 @@ class RyderzHeuristic:
         if kind is DecisionKind.BONUS:
             return max(legal, key=lambda a: self._after(state, seat, a))
         return legal[0]
+
+    @staticmethod
+    def extra_actions(state: State, seat: int) -> list[Action]:
+        """Launches the engine's evenly spaced list leaves out: at a launch decision, one per
+        legal gear and Prizm in reach, the Launch Point facing that Prizm (MCTS adds these
+        to its candidates, ``agents.specs``)."""
+        legal = state.legal_actions(seat)
+        gears = sorted({a.arg for a in legal if a.kind is ActionKind.LAUNCH})
+        if not gears:
+            return []
+        xs = [x for x in aim_launches(state, seat) if x is not None]
+        return [Action.launch(g, x) for x in xs for g in gears]
 
     def value(self, state: State, seat: int) -> float:
         """Expected return of ``seat`` on the scale of ``state.returns()`` (exact when the
