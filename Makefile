@@ -5,6 +5,9 @@
 #              TRAIN_CONFIG=path.yaml picks any config
 # make test  - create .venv if needed, install the project with its dev, train and serve extras,
 #              run ruff + pytest
+# make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
+#              the agents of `make train` where runs/<game>_maskppo/ exists); resumes
+#              (ARENA_GAMES=20 games per lineup, ARENA_PROCESSES=2)
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 #              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
 PY ?= $(shell command -v python3.11 || command -v python3)
@@ -15,9 +18,18 @@ TRAIN_STAMP := $(VENV)/.installed-train
 BENCH_STAMP := $(VENV)/.installed-bench
 SEED ?= 0
 GAME ?= lunatix
+comma := ,
 TRAIN_CONFIG ?= configs/train/$(GAME)_maskppo.yaml
 
-.PHONY: train test play lint bench bench-env bench-ryderz bench-ryderz-env clean
+ARENA_GAMES ?= 20
+ARENA_PROCESSES ?= 2
+ARENA_OUT ?= runs/ratings
+# the two MCTS budgets of the tables (docs/bots.md)
+MCTS_RYDERZ ?= mcts:sims=100,depth=0,mcts:sims=300,depth=0
+MCTS_LUNATIX ?= mcts:sims=50,depth=4,mcts:sims=200,depth=4
+ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARENA_PROCESSES) --resume
+
+.PHONY: train test play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train --config $(TRAIN_CONFIG)
@@ -49,6 +61,14 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+arena: $(STAMP)
+	$(ARENA) --game ryderz --players 2 --out $(ARENA_OUT)/ryderz_2p \
+		--bots random,heuristic,$(MCTS_RYDERZ)$(if $(wildcard runs/ryderz_maskppo/policy.json),$(comma)policy:runs/ryderz_maskppo)
+	$(ARENA) --game lunatix --players 4 --fill random --out $(ARENA_OUT)/lunatix_4p \
+		--bots heuristic,$(MCTS_LUNATIX)$(if $(wildcard runs/lunatix_maskppo/policy.json),$(comma)policy:runs/lunatix_maskppo)
+	$(ARENA) --game lunatix --players 2 --out $(ARENA_OUT)/lunatix_2p \
+		--bots random,heuristic,$(MCTS_LUNATIX)
+
 play: $(STAMP)
 	$(BIN)/python -m $(GAME)_env.play --seed $(SEED)
 
@@ -60,6 +80,9 @@ bench-env: $(STAMP)
 
 bench-ryderz: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_ryderz_engine.py
+
+bench-mcts: $(BENCH_STAMP)
+	$(BIN)/python bench/bench_mcts.py
 
 bench-ryderz-env: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_env.py

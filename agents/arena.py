@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from agents.bot import Bot
-from agents.specs import BotSpecError, make_bot, parse
+from agents.specs import BotSpecError, make_bot, parse, split_specs
 from agents.stats import wilson
 from tabletop import registry
 from tabletop.errors import ConfigError
@@ -436,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="continue the run saved in --out (same config)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    bots = split_specs(args.bots)
     try:
         if args.players is not None:
             if args.players < len(bots):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.arena import RESULTS_JSON, ArenaConfig, GameResult, arena, load_results
-from agents.specs import BotSpecError, parse
+from agents.specs import BotSpecError, parse, split_specs
 from tabletop import registry
 from tabletop.errors import ConfigError
 
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
-        result = ratings(args.game, args.players, [b for b in args.bots.split(",") if b],
+        result = ratings(args.game, args.players, split_specs(args.bots),
                          args.games, args.out, args.seed, args.processes, args.resume,
                          args.fill, not args.no_progress)
     except (BotSpecError, ConfigError) as exc:

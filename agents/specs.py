@@ -100,6 +100,21 @@ def parse(spec: str) -> BotSpec:
     return BotSpec(kind, tuple(options))
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs, where an item ``key=value`` with no ``:`` continues the spec
+    before it: ``"heuristic,mcts:sims=400,depth=4,random"`` is three specs."""
+    specs: list[str] = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item.split("=", 1)[0] and specs and ":" in specs[-1] \
+                and not specs[-1].startswith("policy:"):
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
 def make_bot(spec: str | BotSpec, game: str, seed: int | None = None) -> Bot:
     """The bot of ``spec`` for the registry game ``game`` (``lunatix``, ``ryderz``); its
     ``name`` is the spec as written canonically."""

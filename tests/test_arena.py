@@ -189,3 +189,12 @@ def test_make_bot_builds_named_bots() -> None:
     mcts = make_bot("mcts:sims=20,depth=0,eval=zero", "lunatix", seed=1)
     assert mcts.name == "mcts:sims=20,depth=0,eval=zero"
     assert mcts.sims == 20 and mcts.rollout_depth == 0
+
+
+def test_split_specs_keeps_mcts_options_together() -> None:
+    from agents.specs import split_specs
+
+    assert split_specs("heuristic,mcts:sims=400,depth=4,random") == [
+        "heuristic", "mcts:sims=400,depth=4", "random"]
+    assert split_specs("policy:runs/a=b,random") == ["policy:runs/a=b", "random"]
+    assert split_specs(" random , ,heuristic") == ["random", "heuristic"]
