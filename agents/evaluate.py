@@ -18,7 +18,6 @@ marked as not the standard protocol.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 
 from agents.arena import ArenaConfig, arena
 from agents.specs import BotSpecError, parse
+from agents.stats import write_report
 from tabletop import registry
 from tabletop.errors import ConfigError
 
@@ -105,9 +105,7 @@ def evaluate(game: str, spec: str, games: int = GAMES, processes: int = 1,
     result = {"game": entry.name, "candidate": canonical, "standard": games == GAMES,
               "seed": SEED, "rows": rows}
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "evaluation.json").write_text(json.dumps(result, indent=1))
-        (out / "evaluation.md").write_text(to_markdown(result))
+        write_report(out, "evaluation", result, to_markdown(result))
     return result
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from agents.arena import RESULTS_JSON, ArenaConfig, GameResult, arena, load_results
 from agents.specs import BotSpecError, parse, split_specs
+from agents.stats import write_report
 from tabletop import registry
 from tabletop.errors import ConfigError
 
@@ -92,9 +92,7 @@ def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
     result = {"game": game, "players": players, "games_per_lineup": games, "seed": seed,
               "lineups": len(played),
               "table": table}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "ratings.json").write_text(json.dumps(result, indent=1))
-    (out / "ratings.md").write_text(to_markdown(result))
+    write_report(out, "ratings", result, to_markdown(result))
     return result
 
 

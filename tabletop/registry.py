@@ -111,6 +111,7 @@ class GameEntry:
 
         register_entry(self)
 
+
 #: short name -> entry; the only list of the games
 GAMES: dict[str, GameEntry] = {
     "lunatix": GameEntry(
