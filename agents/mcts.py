@@ -46,8 +46,24 @@ what the two games need:
   positions aimed at Prizms), each checked with ``state.is_legal``.
 - **Determinism**: actions are hashable frozen dataclasses used as dict keys; every iteration
   follows the engine's list orders (never a set); every draw comes from the bot's generator.
+- **Heuristic priors (PUCT)**: an optional ``prior_policy`` (any :class:`~agents.bot.Bot`,
+  e.g. the game's heuristic) gives action priors at the nodes of the top ``prior_depth``
+  tree levels (0: the root only): ``P(a) = (1 - prior_mix) [a = policy.act(s)] +
+  prior_mix / |A|``, computed once per node (and seat) from the determinization that
+  first selects from it, so it reads nothing hidden. There the selection is PUCT
+  (AlphaZero's rule, Silver et al. 2017): ``Q(a) + prior_weight * P(a) * sqrt(N) / (1 +
+  n(a))``, an unvisited action valued at its parent's mean (first-play urgency), so the
+  search starts from the policy's move and leaves it only for one it finds better, instead
+  of spending a visit on every action first. Deeper nodes keep UCT. A policy the search
+  cannot improve on is then followed, and a search whose values are all equal (an
+  evaluator saturated at a sure win, say) plays the policy's move rather than the first
+  listed one.
+- **Normalised values** (``normalize=True``): the mean returns in the selection rules are
+  mapped to [0, 1] by the lowest and highest value backed up for that seat in this search
+  (MuZero's min-max normalisation), so the small differences an evaluator makes between
+  sibling moves are not drowned by the exploration term; ``value_scale`` is then unused.
 - **Final move**: the root action with the most visits, ties broken by mean value for the
-  seat, then by the first in the legal list.
+  seat, then by the prior, then by the first in the legal list.
 """
 
 from __future__ import annotations
@@ -115,7 +131,7 @@ class _Node:
     """A node of the shared tree: the state after an action history (its kind can differ
     between determinizations; children are keyed by kind-tagged keys)."""
 
-    __slots__ = ("visits", "avail", "total", "children", "seat_edges", "samples")
+    __slots__ = ("visits", "avail", "total", "children", "seat_edges", "samples", "priors")
 
     def __init__(self, num_players: int) -> None:
         self.visits = 0
@@ -124,6 +140,7 @@ class _Node:
         self.children: dict[Hashable, _Node] = {}
         self.seat_edges: dict[int, dict[Any, _Edge]] | None = None  # simultaneous nodes
         self.samples: list[Any] | None = None  # continuous chance: stored outcomes
+        self.priors: dict[int, dict[Any, float]] | None = None  # per seat: action -> prior
 
     def child(self, key: Hashable, num_players: int) -> _Node:
         """The child under ``key``, created if missing."""
@@ -147,7 +164,9 @@ class MCTSBot:
     ``rollout_policy`` (None: uniformly random legal actions) follow each expansion;
     ``chance_children`` caps the sampled children of a continuous chance node;
     ``extra_actions(state, seat)`` adds candidate actions; ``determinize=False`` searches
-    the true state (a cheating baseline, for tests and comparisons only).
+    the true state (a cheating baseline, for tests and comparisons only);
+    ``prior_policy`` (a Bot) gives PUCT priors at the top ``prior_depth`` levels (weight
+    ``prior_weight``, uniform share ``prior_mix``); ``normalize`` min-max normalises values.
     """
 
     def __init__(self, evaluator: Evaluator | None = None, sims: int | None = None, *,
@@ -155,6 +174,8 @@ class MCTSBot:
                  value_scale: float = 1.0, rollout_depth: int = 10,
                  rollout_policy: Bot | None = None, chance_children: int = 4,
                  extra_actions: ExtraActions | None = None, determinize: bool = True,
+                 prior_policy: Bot | None = None, prior_weight: float = 2.0,
+                 prior_mix: float = 0.25, prior_depth: int = 1, normalize: bool = False,
                  seed: int | None = None) -> None:
         if sims is None and max_ms is None:
             sims = 400
@@ -164,6 +185,8 @@ class MCTSBot:
             raise ValueError("max_ms must be positive")
         if rollout_depth < 0 or chance_children < 1 or value_scale <= 0:
             raise ValueError("rollout_depth >= 0, chance_children >= 1, value_scale > 0")
+        if prior_weight <= 0 or not 0.0 <= prior_mix <= 1.0 or prior_depth < 0:
+            raise ValueError("prior_weight > 0, 0 <= prior_mix <= 1, prior_depth >= 0")
         self.evaluator: Evaluator = evaluator if evaluator is not None else ZeroEvaluator()
         self.sims = sims
         self.max_ms = max_ms
@@ -174,6 +197,13 @@ class MCTSBot:
         self.chance_children = chance_children
         self.extra_actions = extra_actions
         self.determinize = determinize
+        self.prior_policy = prior_policy
+        self.prior_weight = prior_weight
+        self.prior_mix = prior_mix
+        self.prior_depth = prior_depth
+        self.normalize = normalize
+        self._lo: list[float] = []
+        self._hi: list[float] = []
         budget = [] if sims is None else [f"sims={sims}"]
         budget += [] if max_ms is None else [f"ms={max_ms:g}"]
         self.name = "mcts:" + ",".join(budget)
@@ -186,6 +216,8 @@ class MCTSBot:
         self.rng = np.random.default_rng(seed)
         if self.rollout_policy is not None:
             self.rollout_policy.reset(int(self.rng.integers(2**31)))
+        if self.prior_policy is not None and self.prior_policy is not self.rollout_policy:
+            self.prior_policy.reset(int(self.rng.integers(2**31)))
 
     def act(self, state: State, seat: int) -> Any:
         """The most visited root action after the search (a legal action of ``seat``)."""
@@ -199,6 +231,7 @@ class MCTSBot:
         deadline = None if self.max_ms is None else t0 + self.max_ms / 1000.0
         n = len(state.returns())
         root = _Node(n)
+        self._lo, self._hi = [math.inf] * n, [-math.inf] * n
         while True:
             self._simulate(state, seat, root, root_actions, n, stats)
             stats.simulations += 1
@@ -222,16 +255,53 @@ class MCTSBot:
                     acts.append(a)
         return acts
 
-    def _ucb_pick(self, options: list[tuple[Any, int, float, int]]) -> int:
-        """Index of the option to try: an untried one at random, else the best UCB score.
-        ``options`` are (action, visits, mean, available)."""
+    def _q(self, mean: float, p: int) -> float:
+        """A mean return of seat ``p`` as the selection rules use it (normalised or scaled)."""
+        if not self.normalize:
+            return mean / self.value_scale
+        lo, hi = self._lo[p], self._hi[p]
+        return (mean - lo) / (hi - lo) if hi > lo else 0.5
+
+    def _priors(self, state: State, node: _Node, p: int, acts: list[Any],
+                depth: int) -> dict[Any, float] | None:
+        """The prior of seat ``p``'s actions at ``node`` (None: no prior there, UCT)."""
+        if self.prior_policy is None or depth > self.prior_depth:
+            return None
+        if node.priors is None:
+            node.priors = {}
+        pri = node.priors.get(p)
+        if pri is None:
+            choice = self.prior_policy.act(state, p)
+            k = len(acts)
+            base = self.prior_mix / k
+            pri = {a: base for a in acts}
+            pri[choice] = pri.get(choice, 0.0) + 1.0 - self.prior_mix
+            node.priors[p] = pri
+        return pri
+
+    def _ucb_pick(self, options: list[tuple[Any, int, float, int]], p: int,
+                  priors: dict[Any, float] | None = None, parent_visits: int = 0,
+                  parent_mean: float = 0.0) -> int:
+        """Index of the option to try for seat ``p``. ``options`` are (action, visits, mean,
+        available). Without priors UCT: an untried one at random, else the best UCB score.
+        With priors PUCT, an unvisited action valued at ``parent_mean``."""
+        if priors is not None:
+            cp = self.prior_weight * math.sqrt(max(parent_visits, 1))
+            fpu = self._q(parent_mean, p)
+            best, best_i = -math.inf, 0
+            for i, (a, v, mean, _) in enumerate(options):
+                q = self._q(mean, p) if v else fpu
+                score = q + cp * priors.get(a, 0.0) / (1 + v)
+                if score > best:
+                    best, best_i = score, i
+            return best_i
         untried = [i for i, (_, v, _, _) in enumerate(options) if v == 0]
         if untried:
             return untried[int(self.rng.integers(len(untried)))]
-        c, scale = self.exploration, self.value_scale
+        c = self.exploration
         best, best_i = -math.inf, 0
         for i, (_, v, mean, avail) in enumerate(options):
-            score = mean / scale + c * math.sqrt(math.log(max(avail, 1)) / v)
+            score = self._q(mean, p) + c * math.sqrt(math.log(max(avail, 1)) / v)
             if score > best:
                 best, best_i = score, i
         return best_i
@@ -247,6 +317,7 @@ class MCTSBot:
         joint: list[tuple[_Node, dict[int, Any]]] = []
         expanded = False
         depth = 0
+        tree_depth = 0  # decision layers passed (the root is 0)
         while not state.is_terminal() and not expanded:
             if state.is_chance_node():
                 node = self._chance_step(state, node, n)
@@ -264,7 +335,8 @@ class MCTSBot:
                         else:
                             ch.avail += 1
                             options.append((a, ch.visits, ch.mean(p), ch.avail))
-                    a = acts[self._ucb_pick(options)]
+                    pri = self._priors(state, node, p, acts, tree_depth)
+                    a = acts[self._ucb_pick(options, p, pri, node.visits, node.mean(p))]
                     child = node.child((p, a), n)
                     if child.visits == 0:
                         child.avail = max(child.avail, 1)
@@ -274,7 +346,8 @@ class MCTSBot:
                     stats.tree_decisions += 1
                 else:
                     choice, fresh = self._decoupled(
-                        state, node, players, (seat, root_actions) if node is root else None)
+                        state, node, players, (seat, root_actions) if node is root else None,
+                        tree_depth)
                     joint.append((node, choice))
                     key = ("joint", tuple(choice[p] for p in players))
                     child = node.child(key, n)
@@ -282,10 +355,17 @@ class MCTSBot:
                     state.apply_actions(choice)
                     node = child
                     stats.tree_decisions += len(players)
+                tree_depth += 1
             path.append(node)
             depth += 1
         stats.max_depth = max(stats.max_depth, depth)
         values = self._rollout(state, n, stats)
+        lo, hi = self._lo, self._hi
+        for i in range(n):
+            if values[i] < lo[i]:
+                lo[i] = values[i]
+            if values[i] > hi[i]:
+                hi[i] = values[i]
         for nd in path:
             nd.visits += 1
             tot = nd.total
@@ -300,7 +380,8 @@ class MCTSBot:
                 e.total += values[p]
 
     def _decoupled(self, state: State, node: _Node, players: Sequence[int],
-                   root: tuple[int, list[Any]] | None) -> tuple[dict[int, Any], bool]:
+                   root: tuple[int, list[Any]] | None,
+                   tree_depth: int = 0) -> tuple[dict[int, Any], bool]:
         """Decoupled UCT at a simultaneous node: each seat picks by its own statistics.
         ``root`` is (searching seat, its root actions) at the root. Returns the joint
         choice and whether some seat tried an action for the first time."""
@@ -312,14 +393,17 @@ class MCTSBot:
             edges = node.seat_edges.setdefault(p, {})
             acts = root[1] if root is not None and p == root[0] else self._candidates(state, p)
             options = []
+            seen = 0
             for a in acts:
                 e = edges.get(a)
                 if e is None:
                     e = edges[a] = _Edge()
                 e.avail += 1
+                seen += e.visits
                 options.append((a, e.visits, e.total / e.visits if e.visits else 0.0,
                                 e.avail))
-            i = self._ucb_pick(options)
+            pri = self._priors(state, node, p, acts, tree_depth)
+            i = self._ucb_pick(options, p, pri, seen, node.mean(p))
             fresh = fresh or options[i][1] == 0
             choice[p] = acts[i]
         return choice, fresh
@@ -383,17 +467,19 @@ class MCTSBot:
 
     def _best(self, root: _Node, seat: int, actions: list[Any], simultaneous: bool) -> Any:
         """Most visited root action; ties by mean value, then the first listed."""
-        best, best_key = actions[0], (-1, -math.inf)
+        best, best_key = actions[0], (-1, -math.inf, -math.inf)
         edges = (root.seat_edges or {}).get(seat, {}) if simultaneous else None
+        pri = (root.priors or {}).get(seat, {})
         for a in actions:
+            prior = pri.get(a, 0.0)
             if edges is not None:
                 e = edges.get(a)
-                key = (0, -math.inf) if e is None or not e.visits else (
-                    e.visits, e.total / e.visits)
+                key = (0, -math.inf, prior) if e is None or not e.visits else (
+                    e.visits, e.total / e.visits, prior)
             else:
                 ch = root.children.get((seat, a))
-                key = (0, -math.inf) if ch is None or not ch.visits else (
-                    ch.visits, ch.mean(seat))
+                key = (0, -math.inf, prior) if ch is None or not ch.visits else (
+                    ch.visits, ch.mean(seat), prior)
             if key > best_key:
                 best, best_key = a, key
         return best

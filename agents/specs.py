@@ -8,8 +8,13 @@ spec                      bot
 ``mcts:sims=400``         :class:`agents.mcts.MCTSBot` with the heuristic's ``value`` at its
                           leaves; keys: ``sims`` (simulations), ``ms`` (milliseconds a move),
                           ``depth`` (rollout decisions), ``c`` (exploration), ``chance``
-                          (sampled children of a continuous chance node), ``rollout``
-                          (``random`` or ``heuristic``), ``eval`` (``heuristic`` or ``zero``)
+                          (sampled children of a continuous chance node), ``scale``
+                          (the value scale UCT divides means by), ``rollout``
+                          (``random`` or ``heuristic``), ``eval`` (``heuristic`` or ``zero``),
+                          ``prior`` (``heuristic``: PUCT priors from the heuristic's moves,
+                          or ``none``), ``pw`` (prior weight), ``pmix`` (uniform share of
+                          the prior, 0..1), ``pdepth`` (tree levels with priors, 0: root),
+                          ``norm`` (``1``: min-max normalised values, or ``0``)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` with ``policy.json`` beside it
 ========================  =====================================================================
@@ -57,8 +62,15 @@ _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "depth": ("rollout_depth", int),
     "c": ("exploration", float),
     "chance": ("chance_children", int),
+    "scale": ("value_scale", float),
+    "pw": ("prior_weight", float),
+    "pmix": ("prior_mix", float),
+    "pdepth": ("prior_depth", int),
 }
-_MCTS_CHOICES = {"rollout": ("random", "heuristic"), "eval": ("heuristic", "zero")}
+_MCTS_CHOICES = {"rollout": ("random", "heuristic"), "eval": ("heuristic", "zero"),
+                 "prior": ("none", "heuristic"), "norm": ("0", "1")}
+#: numeric mcts options that may be 0
+_MCTS_ZERO_OK = ("depth", "pdepth", "pmix")
 
 
 def parse(spec: str) -> BotSpec:
@@ -94,8 +106,10 @@ def parse(spec: str) -> BotSpec:
                 number = _MCTS_KEYS[key][1](value)
             except ValueError:
                 raise BotSpecError(f"mcts {key}={value!r} is not a number") from None
-            if not number > 0 and not (key == "depth" and number == 0):
+            if not number > 0 and not (key in _MCTS_ZERO_OK and number == 0):
                 raise BotSpecError(f"mcts {key}={value!r} must be positive")
+            if key == "pmix" and number > 1:
+                raise BotSpecError(f"mcts pmix={value!r} must be between 0 and 1")
         options.append((key, value))
     return BotSpec(kind, tuple(options))
 
@@ -146,6 +160,9 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
                            else heuristic(seed=seed))
     if opts.get("rollout") == "heuristic":
         kwargs["rollout_policy"] = heuristic(seed=seed)
+    if opts.get("prior") == "heuristic":
+        kwargs["prior_policy"] = heuristic(seed=seed)
+    kwargs["normalize"] = opts.get("norm") == "1"
     extra = getattr(heuristic, "extra_actions", None)
     if extra is not None:  # candidate actions the engine's finite list leaves out (aims)
         kwargs["extra_actions"] = extra

@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from lunatix_builders import choose, first_round, give_gadget, hide_swap, put, square_at
+from lunatix_builders import choose, first_round, give_gadget, hide_swap, put, square_at, touched
 from random_play import random_state
 from ryderz_builders import PREV, position, skip_to_move, straight_at
 
 from agents.bot import RandomBot
+from agents.heuristic_lunatix import LunatixHeuristic
 from agents.mcts import MCTSBot, MCTSStats, ZeroEvaluator
+from agents.specs import BotSpecError, make_bot, parse
 from lunatix_env.rules import Action as LAction
 from lunatix_env.rules import ActionKind as LK
 from lunatix_env.rules import Card
@@ -205,3 +207,98 @@ def test_extra_actions_hook_adds_only_legal_candidates() -> None:
     a = bot.act(s, 0)
     assert s.is_legal(0, a)
     assert math.isfinite(bot.last_stats.seconds)
+
+
+# ---------------------------------------------------------------------- priors, normalisation
+def _lunatix_rival_out() -> Any:
+    """Seat 1 is out of the race, seat 0 stands at 0 mph far from the finish and must
+    accelerate (the bug seen in the arena: the heuristic's value is a sure win for every
+    move, so a plain search played the first listed action, Accelerate 0, for ever and the
+    game was truncated)."""
+    g = LunatixGame(num_players=2)
+    s = first_round(g)
+    for c in s.cars:
+        c.luck = 0
+        c.speed = 0
+    put(s, 0, square_at(g, 0, 8), speed=0)
+    put(s, 1, square_at(g, 1, 5), speed=0)
+    choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
+    rival = s.cars[1]
+    rival.out, rival.max_speed, rival.speed = True, 0, 0
+    touched(s)
+    assert s.decision == {"kind": "accelerate", "seat": 0}
+    return s
+
+
+def test_saturated_values_follow_the_prior_policy_not_the_first_action() -> None:
+    s = _lunatix_rival_out()
+    h = LunatixHeuristic(seed=0)
+    assert h.value(s, 0) == 1.0  # saturated: every move looks like a sure win
+    want = h.act(s, 0)
+    assert want != s.legal_actions(0)[0]
+    plain = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0).act(s, 0)
+    assert plain == s.legal_actions(0)[0]  # what went wrong: the first listed (Accelerate 0)
+    for normalize in (False, True):
+        bot = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0,
+                      prior_policy=LunatixHeuristic(seed=1), normalize=normalize)
+        assert bot.act(s, 0) == want
+        assert bot.last_stats.simulations == 60
+
+
+def test_the_prior_is_overruled_by_a_found_win() -> None:
+    """A prior policy that always proposes Accelerate 0 (which loses) does not stop the
+    search from taking the win."""
+
+    class Stall:
+        name = "stall"
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+        def act(self, state: Any, seat: int) -> Any:
+            legal = state.legal_actions(seat)
+            return next((a for a in legal if a == LAction(LK.ACCELERATE, 0)), legal[0])
+
+    s = _lunatix_last_lap()
+    bot = MCTSBot(ZeroEvaluator(), sims=200, rollout_depth=0, prior_policy=Stall(),
+                  normalize=True, seed=0)
+    a = bot.act(s, 0)
+    assert a.kind is LK.ACCELERATE and a.arg > 0
+
+
+def test_prior_search_is_deterministic_and_legal_in_both_games() -> None:
+    for s, seat, bot in (
+            (_lunatix_rival_out(), 0, lambda: make_bot(
+                "mcts:sims=30,depth=2,prior=heuristic,pdepth=2,norm=1", "lunatix", seed=3)),
+            (_settle(RyderzGame(num_players=2).new_initial_state(4), np.random.default_rng(0)),
+             None, lambda: make_bot("mcts:sims=20,depth=1,prior=heuristic,norm=1", "ryderz",
+                                    seed=3))):
+        p = s.current_players()[0] if seat is None else seat
+        first = bot().act(s, p)
+        assert s.is_legal(p, first)
+        assert bot().act(s, p) == first
+
+
+def test_normalised_values_map_to_the_unit_interval() -> None:
+    bot = MCTSBot(sims=1, normalize=True)
+    bot._lo, bot._hi = [0.2, 0.0], [0.4, 0.0]
+    assert bot._q(0.3, 0) == pytest.approx(0.5)
+    assert bot._q(0.4, 0) == pytest.approx(1.0)
+    assert bot._q(0.0, 1) == 0.5  # no spread yet
+    assert MCTSBot(sims=1, value_scale=0.5)._q(0.3, 0) == pytest.approx(0.6)
+
+
+def test_prior_spec_keys_are_parsed_and_validated() -> None:
+    bot = make_bot("mcts:sims=10,prior=heuristic,pw=1.5,pmix=0,pdepth=0,norm=1", "lunatix",
+                   seed=0)
+    assert isinstance(bot, MCTSBot)
+    assert bot.prior_policy is not None and bot.normalize
+    assert (bot.prior_weight, bot.prior_mix, bot.prior_depth) == (1.5, 0.0, 0)
+    plain = make_bot("mcts:sims=10", "lunatix", seed=0)
+    assert plain.prior_policy is None and not plain.normalize
+    for bad in ("mcts:prior=smart", "mcts:pmix=2", "mcts:pw=0", "mcts:norm=yes",
+                "mcts:pdepth=-1"):
+        with pytest.raises(BotSpecError):
+            parse(bad)
+    with pytest.raises(ValueError):
+        MCTSBot(sims=1, prior_mix=1.5)
