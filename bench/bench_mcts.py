@@ -4,7 +4,7 @@ strength figure (``docs/bots.md``), beside OpenSpiel's ``MCTSBot`` on its C++ co
 
 For each game, ``--positions`` positions are taken from seeded heuristic-vs-heuristic games
 (every ``--every``-th decision); the MCTS bot (the game's heuristic ``value`` at the leaves)
-searches each with ``--sims`` simulations and ``--depth`` rollout decisions. All of the
+searches each (``--spec``, by default the strength figure's spec of the game). All of the
 search's time counts (selection, clones, ``resample_hidden``, rollouts, ``value``, backup).
 Reported: simulations/s, the search's engine decisions/s (tree and rollout decisions, the
 tree's own shown apart) and its ratio to random play of the same engine measured in the same
@@ -65,10 +65,11 @@ def sample_positions(game_name: str, count: int, every: int, seed: int) -> list[
     return out
 
 
-def bench_search(game_name: str, positions: list[tuple[Any, int]], sims: int, depth: int,
+def bench_search(game_name: str, positions: list[tuple[Any, int]], spec: str,
                  seed: int) -> dict[str, float]:
-    """Search every position; the counts and rates of all searches together."""
-    bot = make_bot(f"mcts:sims={sims},depth={depth}", game_name, seed=seed)
+    """Search every position with the MCTS bot of ``spec``; the counts and rates of all
+    searches together."""
+    bot = make_bot(spec, game_name, seed=seed)
     assert isinstance(bot, MCTSBot)
     totals = {"simulations": 0, "tree_decisions": 0, "rollout_decisions": 0, "searches": 0}
     seconds = 0.0
@@ -123,34 +124,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = parser(__doc__, "seconds of random play per engine (the reference rate)")
     ap.add_argument("--games", default=",".join(registry.names()),
                     help="comma-separated registry games")
-    ap.add_argument("--sims", type=int, default=None,
-                    help="simulations a move (default: each game's strength-figure budget)")
-    ap.add_argument("--depth", type=int, default=None, help="rollout decisions")
+    ap.add_argument("--spec", default=None,
+                    help="the MCTS spec (default: each game's STRENGTH_SPEC)")
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--every", type=int, default=7)
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args(argv)
     results: dict[str, Any] = {}
     for name in args.games.split(","):
-        sims = args.sims or STRENGTH_BUDGET[name][0]
-        depth = args.depth if args.depth is not None else STRENGTH_BUDGET[name][1]
+        spec = args.spec or STRENGTH_SPEC[name]
         positions = sample_positions(name, args.positions, args.every, args.seed)
         random_play = bench_engine(registry.get(name).game(num_players=2), args.seconds,
                                    args.seed)
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
-        search = bench_search(name, positions, sims, depth, args.seed)
+        search = bench_search(name, positions, spec, args.seed)
         if profiler is not None:
             profiler.disable()
         ratio = search["decisions_per_s"] / random_play.decisions_per_s
-        print(f"{name}: mcts sims={sims} depth={depth} over {search['searches']} positions: "
+        print(f"{name}: {spec} over {search['searches']} positions: "
               f"{search['s_per_move']:.3f} s a move, {search['sims_per_s']:,.0f} sims/s, "
               f"{search['decisions_per_s']:,.0f} engine decisions/s (tree "
               f"{search['tree_decisions_per_s']:,.0f}/s); random play "
               f"{random_play.decisions_per_s:,.0f} decisions/s; ratio {ratio:.2f}x "
               f"(target >= {TARGET}x: {verdict(ratio >= TARGET)})")
-        results[name] = {"sims": sims, "depth": depth, **search,
+        results[name] = {"spec": spec, **search,
                          "random_play_decisions_per_s": random_play.decisions_per_s,
                          "ratio": ratio}
         if profiler is not None:
@@ -170,8 +169,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return write_results(args.json, results)
 
 
-#: game -> (simulations, rollout depth) of the strength figure in docs/bots.md
-STRENGTH_BUDGET = {"lunatix": (400, 10), "ryderz": (100, 4)}
+#: game -> the MCTS spec of the strength figure in docs/bots.md
+STRENGTH_SPEC = {"lunatix": "mcts:sims=60,depth=0,prior=heuristic,norm=1",
+                 "ryderz": "mcts:sims=100,depth=0,prior=heuristic,norm=1"}
 
 
 if __name__ == "__main__":
