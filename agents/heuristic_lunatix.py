@@ -72,9 +72,16 @@ speed, counseling for other harmful lunacies, a gadget, then chips (tacks first)
 **turn_around.** Never sought; if asked, the first legal kind.
 
 **value(state, seat).** Terminal: the exact return. Otherwise each live car's rounds still
-needed are estimated from its remaining distance and a pace set by its maximum speed;
-a softmax over those gives the seat's chance to win, and the expected return follows on
-the scale of ``state.returns()``.
+needed come from the value tables above (``TrackModel.rounds_to_finish``): its remaining
+distance, less what its square, lane and speed are worth against a car in steady full flight,
+over the pace its maximum speed allows. A softmax over those (``VALUE_TEMPERATURE``) gives
+the seat's chance to win, with the round limit as one more competitor (if it "finishes"
+first, nobody wins: a lone survivor is not a sure win while it still has laps to drive);
+the expected return follows on the scale of ``state.returns()``, the win's share shaded by
+``VALUE_TIEBREAK`` times the rounds still needed, so that a sooner finish is worth more.
+(Until 2026-12-02 the pace was a fixed share of the maximum speed and there was no clock:
+a lone survivor's value saturated at a sure win and MCTS stood still; the bot's own play
+never calls ``value`` and is unchanged, still ``heuristic`` v1.)
 """
 
 from __future__ import annotations
@@ -164,12 +171,11 @@ PROTECT_MIN_HITS = 2
 POWER_BRAKES_MIN = 20
 #: value softmax temperature, in rounds still needed
 VALUE_TEMPERATURE = 3.0
-#: pace (squares per round) a car keeps per 10 mph of max speed, capped at PACE_CAP
-PACE_PER_10 = 0.75
-#: the most squares per round a car averages over a lap (the curves cap it)
-PACE_CAP = 7.5
 #: the least pace assumed for a live car (squares per round)
 PACE_MIN = 1.0
+#: weight of the tie-break in ``value``: sooner finishes are better even when the win is
+#: sure (a lone survivor still has to finish before the round limit)
+VALUE_TIEBREAK = 1e-3
 
 #: lunacies that hinder the bot (Chicken and Hoarder barely do)
 HARMFUL = (Lunacy.LEAD_FOOT, Lunacy.SPEED_FREAK, Lunacy.ROAD_RAGE, Lunacy.TUNNEL_VISION)
@@ -249,6 +255,7 @@ class TrackModel:
         self.repair = p.points // p.repair_cost * p.repair_amount
         self._paths: dict[tuple[int, int, int], list[tuple[int, float, float, int]]] = {}
         self._tables: dict[tuple[int, bool], _Table] = {}
+        self._paces: dict[tuple[int, bool], tuple[float, float]] = {}
 
     # -- hazard prices
     def cards_over(self, speed: int, safe: int) -> int:
@@ -380,6 +387,38 @@ class TrackModel:
         v = val[:base].reshape(tr.num_squares, nv)
         pit = {ei: float(val[base + ei]) for ei in self.entries} if allow_pit else {}
         return _Table(v, pit)
+
+
+    # -- the evaluator's pace model
+    def pace(self, m: int, allow_pit: bool) -> tuple[float, float]:
+        """(squares per round, steady value) of a car of max speed ``m`` in full flight: the
+        steady value is the table's best value per square averaged over the track, the pace
+        its undiscounted equivalent (``V = pace / (1 - GAMMA)`` at a steady pace)."""
+        key = (m, allow_pit)
+        got = self._paces.get(key)
+        if got is None:
+            v = self.table(m, allow_pit).v[:, : m // self.per + 1]
+            steady = float(v.max(axis=1).mean())
+            got = self._paces[key] = (max(PACE_MIN, steady * (1 - GAMMA)), steady)
+        return got
+
+    def rounds_to_finish(self, car: dict[str, Any]) -> float | None:
+        """Rounds a car (an observation's car entry) still needs, by the value tables: its
+        remaining distance less what its square, lane and speed are worth against a car in
+        steady full flight (the table's value there over the steady value: an inner lane or
+        a good speed for the curve ahead is a lead, a speed too high for it a loss), over the
+        pace of its max speed. None for a car that is out."""
+        if car["out"]:
+            return None
+        m = max(self.per, car["max_speed"] - car["max_speed"] % self.per)
+        allow_pit = car["laps"] < car["laps_required"] - 1
+        pace, steady = self.pace(m, allow_pit)
+        remaining = car["laps_required"] * self.track.length - car["progress"]
+        sq = car["square"]
+        if sq is not None and not car["in_pit"] and car["facing"] == 0:
+            vi = min(car["speed"], m) // self.per
+            remaining -= float(self.table(m, allow_pit).v[sq, vi]) - steady
+        return max(0.0, remaining) / pace
 
 
 _MODELS: weakref.WeakKeyDictionary[Game, TrackModel] = weakref.WeakKeyDictionary()
@@ -696,24 +735,29 @@ class LunatixHeuristic:
             return float(state.returns()[seat])
         obs = state.observation(seat)
         g = state.game
+        model = model_of(g)
         n = g.rules.num_players
         w = g.rules.win_reward
-        length = g.track.length
-        logits = []
-        for c in obs["cars"]:
-            if c["out"]:
-                logits.append(NEG_INF)
-                continue
-            remaining = max(0.0, c["laps_required"] * length - c["progress"])
-            tens = c["max_speed"] / g.rules.speed_per_square
-            pace = max(PACE_MIN, min(PACE_CAP, PACE_PER_10 * tens))
-            logits.append(-remaining / pace / VALUE_TEMPERATURE)
-        if logits[seat] == NEG_INF:
+        rounds = [model.rounds_to_finish(c) for c in obs["cars"]]
+        if rounds[seat] is None:
             return -w / (n - 1)
+        # the round limit is one more competitor: if it "finishes" first nobody wins (0)
+        clock = max(0.0, g.rules.round_limit - obs["round"])
+        live = [(i, r) for i, r in enumerate(rounds) if r is not None]
+        logits = [-r / VALUE_TEMPERATURE for _, r in live] + [-clock / VALUE_TEMPERATURE]
         top = max(logits)
-        ex = [0.0 if x == NEG_INF else math.exp(x - top) for x in logits]
-        p = ex[seat] / sum(ex)
-        return p * w - (1.0 - p) * w / (n - 1)
+        ex = [math.exp(x - top) for x in logits]
+        total = sum(ex)
+        # a win that comes sooner is worth a little more (the same shading for every seat,
+        # so two-player values stay zero-sum): a sure win still has to be driven home
+        mine = other = 0.0
+        for (i, r), e in zip(live, ex, strict=False):
+            share = e / total * (1.0 - VALUE_TIEBREAK * min(r, clock) / g.rules.round_limit)
+            if i == seat:
+                mine = share
+            else:
+                other += share
+        return mine * w - other * w / (n - 1)
 
     # ------------------------------------------------------------ decision handlers
     def _h_chip_mix(self, ctx: _Ctx, legal: list[Action]) -> list[float]:

@@ -60,12 +60,15 @@ straights shrink to 1.5 in), to top gear when it has to steer (curves then rarel
 by the prospect: the extra straight is taken when it scores (else the Shark crashes, which the
 rating sees) and declined otherwise.
 
-**``value(state, seat)``**, for MCTS leaves: cheap. A terminal state gives its exact return.
-Otherwise each seat's strength is its Prizms plus ``shot_weight`` times whether its head has a
-clear-ish straight line to a target (plain arithmetic, no corridor test); the chance that
-``seat`` wins is a softmax of the strengths (``value_temperature``), scaled by the chance that
-anyone wins before the round limit (the Prizms still missing against the rounds left). The
-expected return follows on the scale of ``state.returns()``.
+**``value(state, seat)``**, for MCTS leaves. A terminal state gives its exact return.
+Otherwise each seat's strength is its own prospect: its Prizms, plus ``estimate_weight``
+times the estimate of its next score above (from its head, or its relaunch value when it has
+none), plus its ready power; the chance that ``seat`` wins is a softmax of the strengths
+(``value_temperature``), scaled by the chance that anyone wins before the round limit (the
+Prizms still missing against the rounds left). The expected return follows on the scale of
+``state.returns()``. (Until 2026-12-02 the strength counted only whether a head had a
+straight line to a target; the estimate made MCTS's leaves see curves and relaunches. The
+bot's play, which never calls ``value``, is unchanged: it is still ``heuristic`` v1.)
 """
 
 from __future__ import annotations
@@ -118,7 +121,7 @@ class RyderzHeuristic:
                  opponent_weight: float = 0.7, line_tolerance: float = 0.3,
                  power_value: float = 0.15, curve_gear: int = 3, engine_gears: int = 2,
                  launch_spread: int = 9, sheriff_threat: float = 0.5,
-                 shot_weight: float = 0.5, value_temperature: float = 1.5,
+                 estimate_weight: float = 1.0, value_temperature: float = 1.5,
                  rounds_per_prizm: float = 6.0) -> None:
         #: per-turn discount of a future score
         self.discount = discount
@@ -137,8 +140,8 @@ class RyderzHeuristic:
         self.launch_spread = launch_spread
         #: an opponent's estimated next score above which Super Sheriff acts on it
         self.sheriff_threat = sheriff_threat
-        #: ``value``: weight of a straight line to a target against a Prizm held
-        self.shot_weight = shot_weight
+        #: ``value``: weight of the estimated next score against a Prizm held
+        self.estimate_weight = estimate_weight
         #: ``value``: softmax temperature over the seats' strengths
         self.value_temperature = value_temperature
         #: ``value``: rounds one Prizm takes, to guess whether anyone wins before the limit
@@ -189,16 +192,11 @@ class RyderzHeuristic:
         game is over)."""
         if state.is_terminal():
             return state.returns()[seat]
+        self._bind(state.game)
         g = state.game
         r = g.rules
         n = r.num_players
-        strength = []
-        for p in state.players:
-            s = float(state.score(p.seat))
-            if p.head is not None and self.shot_weight:
-                s += self.shot_weight * self._quick_shot(state, p.seat, p.head)
-            strength.append(s)
-        z = np.array(strength) * self.value_temperature
+        z = np.array([self._strength(state, s) for s in range(n)]) * self.value_temperature
         z = np.exp(z - z.max())
         p_me = float(z[seat] / z.sum())
         missing = r.win_prizms - max(state.score(s) for s in range(n))
@@ -206,6 +204,12 @@ class RyderzHeuristic:
         p_end = 1.0 - math.exp(-rounds_left / (self.rounds_per_prizm * max(1, missing)))
         w = r.win_reward
         return p_end * (p_me * w - (1.0 - p_me) * w / (n - 1))
+
+    def _strength(self, state: State, seat: int) -> float:
+        """A seat's own prospect: its Prizms, its estimated next score (``estimate_weight``
+        times the prospect's estimate) and its ready power, in Prizm units."""
+        mine, est, power = self._own_prospect(state, seat)
+        return mine + self.estimate_weight * est + power
 
     # ------------------------------------------------------------------ set-up per game
     def _bind(self, game: Any) -> None:
@@ -363,18 +367,6 @@ class RyderzHeuristic:
             total += w * self.discount ** (turns - 1)
         return total
 
-    def _quick_shot(self, state: State, seat: int, pose: Pose) -> float:
-        """``value``'s cheap line test: 1 when a target lies on the line ahead."""
-        c, s = math.cos(pose.h), math.sin(pose.h)
-        tol = self.line_tolerance
-        for q in state.prizms:
-            if q.owner == seat:
-                continue
-            dx, dy = q.x - pose.x, q.y - pose.y
-            if c * dx + s * dy > -_BEHIND_OK and abs(-s * dx + c * dy) <= tol:
-                return 1.0
-        return 0.0
-
     def _piece_for(self, supply: list[list[int]], gear: int,
                    kinds: tuple[PieceKind, ...]) -> tuple[PieceKind, int]:
         """The piece the engine would take (the running-out rule, without pulling)."""
@@ -472,18 +464,25 @@ class RyderzHeuristic:
                 return 0.0
             return WIN_UNITS if state.winner == seat else -WIN_UNITS
         n = len(state.players)
-        mine = state.score(seat)
         other = max(state.score(s) for s in range(n) if s != seat)
+        mine, est, power = self._own_prospect(state, seat)
+        return mine - self.opponent_weight * other + est + power
+
+    def _own_prospect(self, state: State, seat: int) -> tuple[int, float, float]:
+        """(Prizms held, estimate of the next score, worth of a ready power) of ``seat``."""
+        mine = state.score(seat)
         p = state.players[seat]
         targets = self._targets(state, seat)
         if mine == state.game.rules.win_prizms - 1:  # any target is the win
             targets = [(x, y, WIN_UNITS / 4.0) for x, y, _ in targets]
-        if p.head is None:
-            est = self._relaunch_value(state, seat, targets) if targets else 0.0
+        if not targets:
+            est = 0.0
+        elif p.head is None:
+            est = self._relaunch_value(state, seat, targets)
         else:
             est = self._estimate(state, seat, p.head, p.gear, targets)
         power = self.power_value if (state.game.rules.powers and p.power_ready) else 0.0
-        return mine - self.opponent_weight * other + est + power
+        return mine, est, power
 
     # ------------------------------------------------------------------ lookahead
     def _finish_turn(self, state: State, seat: int, turn_id: int) -> float:

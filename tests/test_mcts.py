@@ -230,19 +230,46 @@ def _lunatix_rival_out() -> Any:
     return s
 
 
+class _SureWin:
+    """An evaluator saturated at a sure win for seat 0 (what the heuristic's value was for
+    a lone survivor until 2026-12-02)."""
+
+    def value(self, state: Any, seat: int) -> float:
+        return 1.0 if seat == 0 else -1.0
+
+
 def test_saturated_values_follow_the_prior_policy_not_the_first_action() -> None:
     s = _lunatix_rival_out()
     h = LunatixHeuristic(seed=0)
-    assert h.value(s, 0) == 1.0  # saturated: every move looks like a sure win
     want = h.act(s, 0)
     assert want != s.legal_actions(0)[0]
-    plain = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0).act(s, 0)
+    plain = MCTSBot(_SureWin(), sims=60, rollout_depth=4, seed=0).act(s, 0)
     assert plain == s.legal_actions(0)[0]  # what went wrong: the first listed (Accelerate 0)
     for normalize in (False, True):
-        bot = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0,
+        bot = MCTSBot(_SureWin(), sims=60, rollout_depth=4, seed=0,
                       prior_policy=LunatixHeuristic(seed=1), normalize=normalize)
         assert bot.act(s, 0) == want
         assert bot.last_stats.simulations == 60
+
+
+def test_a_lone_survivor_is_not_a_sure_win_and_prefers_progress() -> None:
+    """The heuristic's value of a lone survivor stays below the win (it must still finish
+    before the round limit), and more progress is worth more, so that a search on it
+    drives on (the plain search no longer stands still at 0 mph)."""
+    s = _lunatix_rival_out()
+    h = LunatixHeuristic(seed=0)
+    v = h.value(s, 0)
+    assert 0.0 < v < 1.0
+    ahead = s.clone()
+    ahead.cars[0].u += 20
+    touched(ahead)
+    assert h.value(ahead, 0) > v
+    late = s.clone()
+    late.round = g_limit = s.game.rules.round_limit - 2
+    touched(late)
+    assert h.value(late, 0) < v and g_limit > 0
+    plain = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0).act(s, 0)
+    assert plain != s.legal_actions(0)[0]
 
 
 def test_the_prior_is_overruled_by_a_found_win() -> None:
