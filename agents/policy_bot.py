@@ -5,18 +5,20 @@ env id and versioned env name), the players, the env options the policy's observ
 actions were built with (observation and action modes among them), the full rules config,
 and whether the bot plays the most likely action (``greedy``) or samples. That file is enough
 to rebuild the policy's env adapter: :class:`PolicyBot` encodes an engine state with it,
-asks the model, and turns the chosen index back into an engine action through the adapter.
+asks the policy, and turns the chosen index back into an engine action through the adapter.
+The policy itself is ``policy.onnx`` where the file names one (run by onnxruntime:
+:mod:`agents.onnx_policy`, no torch), else the MaskablePPO ``model.zip`` (torch).
 
 ``policy:PATH`` (``agents.specs``) takes a run folder or a ``model.zip`` with ``policy.json``
 beside it. A state whose game, players or rules differ from ``policy.json`` is refused with
 an :class:`~tabletop.errors.InvalidStateError` saying what differs.
 
-``policy.json`` fields (format 1):
+``policy.json`` fields (format 2; format 1, without ``onnx``, is still read):
 
 ================  ==========================================================================
 field             meaning
 ================  ==========================================================================
-``format``        1
+``format``        2
 ``game``          registry name (``lunatix``, ``ryderz``)
 ``env_id``        the Gymnasium / PettingZoo id (``LunatixLoop-v0``)
 ``env_name``      the versioned env name (``lunatix_loop_v0``)
@@ -25,8 +27,9 @@ field             meaning
 ``rules``         the game's full rules config (``game.config_dict()``)
 ``mode``          ``greedy`` (most likely legal action) or ``sampled`` (from the masked
                   distribution, with the bot's seeded generator)
-``algorithm``     ``MaskablePPO`` (sb3-contrib)
-``model``         the model file beside it (``model.zip``)
+``algorithm``     ``MaskablePPO`` (sb3-contrib) or ``RLlib-PPO``
+``model``         the torch model file beside it (``model.zip``), or ``""`` if none ships
+``onnx``          the ONNX policy beside it (``policy.onnx``, docs/policies.md), or ``""``
 ================  ==========================================================================
 """
 
@@ -39,14 +42,18 @@ from typing import Any
 
 import numpy as np
 
+from agents.onnx_policy import OnnxPolicy
 from tabletop import registry
 from tabletop.errors import ConfigError, InvalidStateError
 from tabletop.protocol import State
 
 POLICY_JSON = "policy.json"
-FORMAT = 1
+ONNX_FILE = "policy.onnx"
+FORMAT = 2
+#: formats this code reads (1: before policy.onnx)
+FORMATS = (1, 2)
 MODES = ("greedy", "sampled")
-ALGORITHMS = ("MaskablePPO",)
+ALGORITHMS = ("MaskablePPO", "RLlib-PPO")
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ class PolicyMeta:
     mode: str = "greedy"
     algorithm: str = "MaskablePPO"
     model: str = "model.zip"
+    onnx: str = ""
     format: int = FORMAT
 
     def to_json(self) -> dict[str, Any]:
@@ -81,15 +89,20 @@ class PolicyMeta:
                               f"(keys: {', '.join(names)})")
         meta = cls(**data)
         checks = [
-            (meta.format == FORMAT, f"format must be {FORMAT}"),
+            (meta.format in FORMATS, f"format must be one of {FORMATS}"),
             (isinstance(meta.num_players, int) and not isinstance(meta.num_players, bool)
              and meta.num_players >= 2, "num_players must be an int >= 2"),
             (isinstance(meta.env_options, dict), "env_options must be an object"),
             (isinstance(meta.rules, dict), "rules must be an object"),
             (meta.mode in MODES, f"mode must be one of {MODES}"),
             (meta.algorithm in ALGORITHMS, f"algorithm must be one of {ALGORITHMS}"),
-            (isinstance(meta.model, str) and Path(meta.model).name == meta.model
-             and meta.model.endswith(".zip"), "model must be a .zip file name beside it"),
+            (isinstance(meta.model, str) and (meta.model == "" or (
+                Path(meta.model).name == meta.model and meta.model.endswith(".zip"))),
+             "model must be a .zip file name beside it, or empty"),
+            (isinstance(meta.onnx, str) and (meta.onnx == "" or (
+                Path(meta.onnx).name == meta.onnx and meta.onnx.endswith(".onnx"))),
+             "onnx must be a .onnx file name beside it, or empty"),
+            (bool(meta.model or meta.onnx), "model and onnx are both empty"),
         ]
         for ok, message in checks:
             if not ok:
@@ -109,27 +122,33 @@ def write_policy_json(run_dir: Path, meta: PolicyMeta) -> Path:
 
 
 def find_policy(path: str | Path) -> tuple[PolicyMeta, Path]:
-    """``(meta, model file)`` of a run folder or of a ``model.zip`` with ``policy.json``
-    beside it."""
+    """``(meta, policy file)`` of a run folder (its ``policy.onnx`` where ``policy.json``
+    names one, else its ``model.zip``), or of a ``model.zip`` / ``policy.onnx`` with
+    ``policy.json`` beside it."""
     p = Path(path)
     folder = p if p.is_dir() else p.parent
     meta_path = folder / POLICY_JSON
     if not meta_path.is_file():
-        raise ConfigError(f"no {POLICY_JSON} in {folder} (policy:PATH takes a run folder or "
-                          "a model.zip with policy.json beside it)")
+        raise ConfigError(f"no {POLICY_JSON} in {folder} (policy:PATH takes a run folder, or "
+                          "a model.zip or policy.onnx with policy.json beside it)")
     try:
         data = json.loads(meta_path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{meta_path}: {exc}") from None
     meta = PolicyMeta.from_json(data, str(meta_path))
-    model = p if p.is_file() else folder / meta.model
-    if not model.is_file():
-        raise ConfigError(f"model file {model} not found")
-    return meta, model
+    if p.is_file():
+        if p.suffix not in (".zip", ".onnx"):
+            raise ConfigError(f"{p}: a policy file is a .zip (MaskablePPO) or .onnx")
+        return meta, p
+    file = folder / (meta.onnx or meta.model)
+    if not file.is_file():
+        raise ConfigError(f"policy file {file} not found")
+    return meta, file
 
 
 class PolicyBot:
-    """A trained MaskablePPO policy playing engine states through its env's adapter."""
+    """A trained policy playing engine states through its env's adapter: ``policy.onnx``
+    under onnxruntime (no torch) or a MaskablePPO ``model.zip``."""
 
     def __init__(self, meta: PolicyMeta, model: Any, seed: int | None = None) -> None:
         self.meta = meta
@@ -143,18 +162,21 @@ class PolicyBot:
         self.model = model
         self.greedy = meta.mode == "greedy"
         self.rng = np.random.default_rng(seed)
-        self._logits = _logits_fn(model)
+        self._logits = model.logits if isinstance(model, OnnxPolicy) else _logits_fn(model)
 
     @classmethod
     def load(cls, path: str | Path, game: str | None = None,
              seed: int | None = None) -> PolicyBot:
-        """The policy of a run folder or ``model.zip`` (``game``: the game it must be of)."""
-        meta, model_path = find_policy(path)
+        """The policy of a run folder, ``policy.onnx`` or ``model.zip`` (``game``: the game
+        it must be of)."""
+        meta, file = find_policy(path)
         if game is not None and registry.get(game).name != meta.game:
             raise ConfigError(f"the policy at {path} plays {meta.game}, not {game}")
+        if file.suffix == ".onnx":
+            return cls(meta, OnnxPolicy(file), seed)
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO.load(str(model_path), device="cpu")
+        model = MaskablePPO.load(str(file), device="cpu")
         return cls(meta, model, seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -183,7 +205,7 @@ class PolicyBot:
         if not legal:
             raise InvalidStateError(f"seat {seat} has nothing to decide now")
         obs = self.adapter.encode(state, seat)
-        logits = self._logits(obs)[legal]
+        logits = np.asarray(self._logits(obs), dtype=np.float64)[legal]
         if self.greedy:
             index = legal[int(np.argmax(logits))]
         else:

@@ -135,7 +135,8 @@ def test_the_policy_spec_plays_arena_games(run_dir: tuple[str, Path]) -> None:
     ({"extra": 1}, "unknown keys"), ({"num_players": 1}, "num_players"),
     ({"mode": "best"}, "mode"), ({"model": "../x.zip"}, "model"),
     ({"env_id": "LazerRyderz-v0"}, "is not lunatix"), ({"game": "chess"}, "unknown game"),
-    ({"format": 2}, "format"),
+    ({"format": 3}, "format"), ({"onnx": "../p.onnx"}, "onnx"),
+    ({"onnx": "policy.zip"}, "onnx"), ({"model": "", "onnx": ""}, "both empty"),
 ])
 def test_policy_json_is_validated(tmp_path: Path, change: dict, message: str) -> None:
     meta = policy_meta(CONFIGS["lunatix"]).to_json()

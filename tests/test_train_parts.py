@@ -157,13 +157,14 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
         "gif_size: 96\n")
     ev = main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
     run = tmp_path / "runs" / "tiny_ryderz"
-    for name in ("report.md", "eval.json", "model.zip", "policy.json", "game.gif",
-                 "learning_curve.png"):
+    for name in ("report.md", "eval.json", "model.zip", "policy.json", "policy.onnx",
+                 "game.gif", "learning_curve.png"):
         assert (run / name).is_file(), name
     assert ev["games"] == 4 and "all_out" not in ev
     report = (run / "report.md").read_text()
     assert "`LazerRyderz-v0`, 2 players" in report and "1 uniformly random opponent." in report
     assert "![evaluation game](game.gif)" in report
+    assert "policy.onnx against torch (1,000 observations) | same argmax 1,000" in report
     with Image.open(run / "game.gif") as gif:
         assert gif.size[1] == 96 and 1 < gif.n_frames <= 12
     MaskablePPO.load(run / "model.zip", device="cpu")
@@ -171,6 +172,7 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
 
     bot = PolicyBot.load(run, game="ryderz")  # policy.json rebuilds the env it trained in
     assert bot.meta.env_options["launch_positions"] == 8 and bot.adapter.num_actions > 8
+    assert bot.meta.onnx == "policy.onnx" and type(bot.model).__name__ == "OnnxPolicy"
 
 
 def test_evaluation_leaves_out_training_only_env_options() -> None:

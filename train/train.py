@@ -7,7 +7,8 @@ Usage: ``python -m train.train [--config configs/train/lunatix_maskppo.yaml]
 ``ryderz`` for ``LazerRyderz-v0``);
 ``env_options`` are passed to its single-agent env. Writes ``runs/<name>/``: ``model.zip``,
 TensorBoard logs under ``tb/``, ``monitor/`` episode logs, ``learning_curve.png``,
-``policy.json`` (``agents.policy_bot``: what the policy bot needs),
+``policy.json`` (``agents.policy_bot``: what the policy bot needs), ``policy.onnx``
+(the policy without torch, docs/policies.md, checked against torch on 1,000 positions),
 ``eval.json``, ``report.md`` (win rate over seeded evaluation games with a 95% Wilson
 interval; truncated games count as not won) and, with ``gif: true``, ``game.gif`` (one
 evaluation game replayed from its record).
@@ -33,7 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from agents.policy_bot import PolicyMeta, write_policy_json
+from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
 from agents.stats import wilson
 from agents.torch_layers import SharedTrunk
 from tabletop import registry
@@ -41,6 +42,7 @@ from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
 from tabletop.records import GameRecord, iter_replay
+from train.export import Parity, export_checked
 from train.vec_env import GroupedVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,7 +347,8 @@ def plot_learning_curve(monitor_dir: Path, out: Path, title: str) -> None:
 
 def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baseline: dict,
                  seconds: float, timesteps: int, eval_seconds: float = 0.0,
-                 cpu_seconds: float = 0.0, gif: str | None = None) -> None:
+                 cpu_seconds: float = 0.0, gif: str | None = None,
+                 check: Parity | None = None) -> None:
     """``report.md`` with the figures of the run (``gif``: a caption for ``game.gif``)."""
     rate = (f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - "
             f"{ev['ci_high']:.1%})")
@@ -357,6 +360,9 @@ def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baselin
     outcomes = "".join(f"| {label} | {ev[reason]} |\n"
                        for reason, label in game_spec(cfg).outcome_labels.items())
     picture = f"\n![evaluation game](game.gif)\n\n{gif}\n" if gif else ""
+    onnx = "" if check is None else (
+        f"| policy.onnx against torch ({check.observations:,} observations) | same argmax "
+        f"{check.argmax_equal:,}, logits within {check.max_logit_diff:.1e} |\n")
     text = f"""# {cfg.name}
 
 MaskablePPO (sb3-contrib) on `{game_spec(cfg).env_id}`, {cfg.num_players} players: the learner
@@ -374,7 +380,7 @@ against {opp}.
 {outcomes}| truncated games (count as not won) | {ev['truncated']} |
 | the same model, {other_mode} actions | {alt} |
 | random policy in the same seats | {base} |
-
+{onnx}
 ![learning curve](learning_curve.png)
 {picture}
 Config: `{json.dumps(_plain(cfg))}`
@@ -476,7 +482,8 @@ def main(argv: list[str] | None = None) -> dict:
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
     model.save(run_dir / "model.zip")
-    write_policy_json(run_dir, policy_meta(cfg))
+    check = export_checked(model, run_dir, make_eval_env(cfg), seed=cfg.eval_seed)
+    write_policy_json(run_dir, replace(policy_meta(cfg), onnx=ONNX_FILE))
     venv.close()
     eval_start = time.perf_counter()
     modes = [cfg.eval_deterministic, not cfg.eval_deterministic, None]
@@ -493,7 +500,7 @@ def main(argv: list[str] | None = None) -> dict:
                         f"MaskablePPO on {game_spec(cfg).env_id} vs {opponents_text(cfg)}")
     gif = eval_game_gif(model, cfg, ev["won"], run_dir / "game.gif") if cfg.gif else None
     write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps,
-                 eval_seconds, cpu_seconds, gif)
+                 eval_seconds, cpu_seconds, gif, check)
     print(f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
           f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
           f"{run_dir / 'report.md'}")
