@@ -31,7 +31,7 @@ REQUIRED_OUTPUTS = ("logits",)
 class OnnxPolicy:
     """``policy.onnx`` under onnxruntime (one CPU thread: a batch of one is what bots ask).
 
-    ``logits(obs)`` for one observation or a batch; ``act(obs, mask, greedy, rng)`` the
+    ``logits(obs)`` for one observation or a batch; ``pick(obs, mask, greedy, rng)`` the
     masked choice; the object is also an opponent policy of the single-agent views
     (``(obs, mask, seat, rng) -> action index``, greedy unless built with ``greedy=False``).
     """
@@ -79,7 +79,7 @@ class OnnxPolicy:
         """Unmasked action logits of one observation (or a batch), float32."""
         return self.run(obs)[0]
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, greedy: bool,
+    def pick(self, obs: np.ndarray, mask: np.ndarray, greedy: bool,
             rng: np.random.Generator) -> int:
         """The action index: the most likely legal one (``greedy``) or one sampled from the
         masked distribution with ``rng``."""
@@ -88,7 +88,7 @@ class OnnxPolicy:
     def __call__(self, obs: Any, mask: np.ndarray, seat: int,
                  rng: np.random.Generator) -> int:
         """As an opponent policy of the single-agent views."""
-        return self.act(obs, mask, self.greedy, rng)
+        return self.pick(obs, mask, self.greedy, rng)
 
 
 def masked_pick(logits: np.ndarray, mask: np.ndarray, greedy: bool,

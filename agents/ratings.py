@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,6 @@ def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
             seed: int = 0, processes: int = 1, resume: bool = False,
             fill: str | None = None, progress: bool = False) -> dict[str, Any]:
     """Play every lineup and rate every bot; returns the table as JSON data."""
-    from openskill.models import PlackettLuce
-
     specs = [str(parse(b)) for b in bots]
     all_games: list[tuple[ArenaConfig, GameResult]] = []
     played = lineups(specs, players, fill)
@@ -62,20 +60,38 @@ def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
         if not saved or len(load_results(folder, cfg)) < cfg.total_games:
             arena(cfg, processes, folder, resume=saved, progress=progress)
         all_games += [(cfg, r) for r in load_results(folder, cfg)]
-    model = PlackettLuce()
     names = list(dict.fromkeys(specs + ([fill] if fill else [])))
+    table = rate(all_games, names)
+    result = {"game": game, "players": players, "games_per_lineup": games, "seed": seed,
+              "lineups": len(played),
+              "table": table}
+    write_report(out, "ratings", result, to_markdown(result))
+    return result
+
+
+def rate(all_games: Sequence[tuple[ArenaConfig, GameResult]], names: Sequence[str],
+         alias: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One openskill (Plackett-Luce) rating per bot of ``names`` over ``all_games`` in their
+    order (a bot ranked first if one of its seats won, all tied when nobody won), with its
+    games, wins, draws and time per decision; sorted by mu - 3 sigma. ``alias`` names a
+    lineup's spec in ``names`` (say a snapshot's ``policy:PATH`` by its id)."""
+    alias = alias or {}
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
     rating = {b: model.rating(name=b) for b in names}
     rows = {b: {"bot": b, "games": 0, "wins": 0, "draws": 0, "decisions": 0, "seconds": 0.0}
             for b in names}
     for cfg, r in all_games:
-        present = list(dict.fromkeys(cfg.bots))
-        winner = None if r.winner_slot is None else cfg.bots[r.winner_slot]
+        bots = [alias.get(b, b) for b in cfg.bots]
+        present = list(dict.fromkeys(bots))
+        winner = None if r.winner_slot is None else bots[r.winner_slot]
         for b in present:
             row = rows[b]
             row["games"] += 1
             row["wins"] += winner == b
             row["draws"] += winner is None
-            slots = [i for i, s in enumerate(cfg.bots) if s == b]
+            slots = [i for i, s in enumerate(bots) if s == b]
             row["decisions"] += sum(r.decisions[i] for i in slots)
             row["seconds"] += sum(r.think_seconds[i] for i in slots)
         ranks = [0 if winner is None or winner == b else 1 for b in present]
@@ -89,11 +105,7 @@ def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
                       "ordinal": rating[b].mu - 3 * rating[b].sigma,
                       "ms_per_decision": 1000 * row["seconds"] / max(row["decisions"], 1)})
     table.sort(key=lambda t: -t["ordinal"])
-    result = {"game": game, "players": players, "games_per_lineup": games, "seed": seed,
-              "lineups": len(played),
-              "table": table}
-    write_report(out, "ratings", result, to_markdown(result))
-    return result
+    return table
 
 
 def to_markdown(result: dict[str, Any]) -> str:

@@ -43,6 +43,7 @@ from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
 from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
+from train.league import LeagueConfig
 from train.vec_env import GroupedVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,6 +101,9 @@ class TrainConfig:
     gif_size: int = 320         # pixels high (the width in proportion)
     gif_frames: int = 90        # at most this many frames (every k-th state of the game)
     gif_fps: float = 6.0
+    # a self-play league (train.league, train.selfplay): opponents drawn from the learner's
+    # snapshots and the fixed bots; None trains against random opponents (as before)
+    league: LeagueConfig | None = None
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
@@ -320,10 +324,13 @@ def plot_learning_curve(monitor_dir: Path, out: Path, title: str) -> None:
 
     rows = []
     for f in sorted(monitor_dir.glob("*.monitor.csv")):
-        lines = f.read_text().splitlines()[2:]
-        for line in lines:
+        text = f.read_text().splitlines()
+        # the first line is Monitor's JSON header: episode times count from its t_start
+        # (a resumed run's later part files start later)
+        t_start = float(json.loads(text[0].lstrip("#")).get("t_start", 0.0)) if text else 0.0
+        for line in text[2:]:
             r, length, t, won = line.split(",")[:4]
-            rows.append((float(t), float(r), int(length), float(won)))
+            rows.append((t_start + float(t), float(r), int(length), float(won)))
     rows.sort()
     if not rows:
         return
@@ -440,27 +447,97 @@ def _plain(cfg: TrainConfig) -> dict:
     return to_mapping(cfg)
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``0,1,2`` -> [0, 1, 2] (distinct non-negative ints)."""
+    try:
+        seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"--seeds: comma-separated integers, got {text!r}") from None
+    if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
+        raise SystemExit(f"--seeds: distinct non-negative integers, got {text!r}")
+    return seeds
+
+
 def main(argv: list[str] | None = None) -> dict:
-    """Train, evaluate, report; returns the evaluation figures."""
+    """Train, evaluate, report; returns the evaluation figures (with ``--seeds``: the
+    summary over the seeds)."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--config", default=str(DEFAULT_CONFIG))
     ap.add_argument("--timesteps", type=int, default=None)
     ap.add_argument("--name", default=None)
     ap.add_argument("--eval-games", type=int, default=None)
+    ap.add_argument("--players", type=int, default=None,
+                    help="seats (the run is named <name>_<N>p when it differs)")
+    ap.add_argument("--seeds", default=None,
+                    help="comma-separated seeds: runs/<name>/seed<k>/ each and a summary "
+                         "report; a rerun skips finished seeds and resumes an interrupted "
+                         "one (league configs) from its last checkpoint")
     ap.add_argument("--runs-dir", default=str(ROOT / "runs"))
     args = ap.parse_args(argv)
     cfg = load_config(TrainConfig, args.config)
     if args.timesteps is not None:
         cfg = replace(cfg, total_timesteps=args.timesteps)
+    if args.players is not None and args.players != cfg.num_players:
+        cfg = replace(cfg, num_players=args.players, name=f"{cfg.name}_{args.players}p")
     if args.name is not None:
         cfg = replace(cfg, name=args.name)
     if args.eval_games is not None:
         cfg = replace(cfg, eval_games=args.eval_games)
+    out = Path(args.runs_dir) / cfg.name
+    if args.seeds is None:
+        return train_one(cfg, out, resume=False)
+    results = {}
+    for seed in parse_seeds(args.seeds):
+        d = out / f"seed{seed}"
+        results[seed] = train_one(replace(cfg, seed=seed), d, resume=True)
+    if cfg.league is None:
+        return summary_vs_random(out, cfg, results)
+    from train.selfplay import summary_report
+
+    summary = summary_report(out, cfg, results)
+    print(f"summary of {len(results)} seeds: {out / 'report.md'}")
+    return summary
+
+
+def train_one(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict:
+    """One seed: the league's self-play (:func:`train.selfplay.train_league`) or training
+    against random opponents. ``resume``: keep a finished run in ``run_dir`` and continue
+    an interrupted league run from its checkpoint (else start afresh)."""
+    if cfg.league is not None:
+        from train.selfplay import train_league
+
+        run_dir.mkdir(parents=True, exist_ok=True)
+        result = train_league(cfg, run_dir, resume)
+        print(f"{cfg.name} seed {cfg.seed}: report {run_dir / 'report.md'}")
+        return result
+    return train_vs_random(cfg, run_dir, resume)
+
+
+def summary_vs_random(out: Path, cfg: TrainConfig, results: dict[int, dict]) -> dict:
+    """``runs/<name>/report.md`` over the seeds of a config against random opponents."""
+    seeds = sorted(results)
+    rates = [results[s]["win_rate"] for s in seeds]
+    sd = float(np.std(rates, ddof=1)) if len(rates) > 1 else 0.0
+    data = {"name": cfg.name, "seeds": seeds, "win_rates": rates,
+            "mean": float(np.mean(rates)), "std": sd}
+    text = (f"# {cfg.name}: {len(seeds)} seeds\n\n| seed | win rate (95% CI) |\n|---|---|\n"
+            + "".join(f"| {s} | {results[s]['win_rate']:.1%} ({results[s]['ci_low']:.1%}-"
+                      f"{results[s]['ci_high']:.1%}) |\n" for s in seeds)
+            + f"\nMean **{data['mean']:.1%}** ± {sd:.1%} (sample standard deviation).\n")
+    (out / "report.md").write_text(text)
+    (out / "summary.json").write_text(json.dumps(data, indent=1))
+    return data
+
+
+def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
+    """Train against random opponents into ``run_dir``, evaluate, report; returns the
+    evaluation figures (``resume``: a finished run there is kept)."""
+    if resume and (run_dir / "eval.json").is_file() and (run_dir / "report.md").is_file():
+        return json.loads((run_dir / "eval.json").read_text())["model"]
     torch.set_num_threads(cfg.torch_threads)
     # the masked Categorical checks its arguments on every forward pass; skipping the
     # checks changes no number and saves about a tenth of a millisecond per call
     torch.distributions.Distribution.set_default_validate_args(False)
-    run_dir = Path(args.runs_dir) / cfg.name
     monitor_dir = run_dir / "monitor"
     monitor_dir.mkdir(parents=True, exist_ok=True)
     for old in monitor_dir.glob("*.monitor.csv"):
