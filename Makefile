@@ -1,8 +1,10 @@
-# make train - create .venv if needed, install the train extra, train MaskablePPO on
-#              LunatixLoop-v0 (~10 min on 2 cores) and write runs/<name>/report.md;
-#              GAME=ryderz trains on LazerRyderz-v0 (configs/train/ryderz_maskppo.yaml, two
-#              players, ~10 min) and adds a GIF of one evaluation game;
-#              TRAIN_CONFIG=path.yaml picks any config
+# make train - create .venv if needed, install the train extra, train the MaskablePPO
+#              self-play league on LunatixLoop-v0, four players (configs/train/lunatix_maskppo.yaml,
+#              docs/training.md) and write runs/lunatix_maskppo/report.md; PLAYERS=2 trains the
+#              2-player agent (runs/lunatix_maskppo_2p); GAME=ryderz trains on LazerRyderz-v0
+#              (configs/train/ryderz_maskppo.yaml, two players); SEEDS=0,1,2 trains each seed
+#              (runs/<name>/seed<k>/) and reports their mean (resumes); TRAIN_CONFIG=path.yaml
+#              picks any config (configs/train/<game>_vs_random.yaml: against random players)
 # make test  - create .venv if needed, install the project with its dev, train and serve extras,
 #              run ruff + pytest
 # make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
@@ -32,7 +34,8 @@ ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARE
 .PHONY: train test play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts clean
 
 train: $(TRAIN_STAMP)
-	$(BIN)/python -m train.train --config $(TRAIN_CONFIG)
+	$(BIN)/python -m train.train --config $(TRAIN_CONFIG) $(if $(PLAYERS),--players $(PLAYERS)) \
+		$(if $(SEEDS),--seeds $(SEEDS))
 
 $(TRAIN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)

@@ -13,6 +13,7 @@ modes; the tables of every space are in :class:`raw_env`'s docstring.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -202,6 +203,25 @@ class RyderzAdapter(GameAdapter):
         if self.layout is not None:
             return self.layout.decode(state, seat, index)
         return self.codec.actions[index]
+
+    def nearest_index(self, state: State, seat: int, action: Any, legal: list[int]) -> int:
+        """The legal index that plays ``action``; a Launch Point off the discrete mode's grid
+        maps to the legal launch option of its gear nearest in position (grid or aim). In
+        the other action modes an index does not place a Launch Point: launches have no
+        index there (ValueError)."""
+        if action.kind is not ActionKind.LAUNCH or self.layout is None:
+            return super().nearest_index(state, seat, action, legal)
+        best, best_d = None, math.inf
+        for i in legal:
+            if not self._is_launch(i):
+                continue
+            a = self.decode_action(state, seat, i)
+            d = abs(a.x - action.x)
+            if a.arg == action.arg and d < best_d:
+                best, best_d = i, d
+        if best is None:
+            raise ValueError(f"{action!r}: no legal Launch Point of gear {action.arg}")
+        return best
 
     def _is_launch(self, index: int) -> bool:
         if self.layout is not None:  # the discrete mode's launch indices come last

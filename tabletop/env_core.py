@@ -146,6 +146,16 @@ class GameAdapter(abc.ABC):
         index = as_index(action)
         return self.decode_action(state, seat, index) if index in legal else None
 
+    def nearest_index(self, state: State, seat: int, action: Any, legal: list[int]) -> int:
+        """The legal index (of :meth:`legal_ints`) that plays the game action ``action``:
+        the label of an engine bot's move for behaviour cloning. Here an exact match
+        (ValueError naming the action when none is); envs whose actions are coarser than
+        the game's (a grid of Launch Points) override it with the nearest one."""
+        for i in legal:
+            if self.decode_action(state, seat, i) == action:
+                return i
+        raise ValueError(f"{action!r} is no legal env action of seat {seat}")
+
     def random_action(self, state: State, seat: int, legal: list[int],
                       rng: np.random.Generator) -> Any:
         """A uniformly random legal game action (``on_illegal="random_legal"``)."""

@@ -44,7 +44,7 @@ import numpy as np
 
 from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import MODES, ONNX_FILE, PolicyMeta, write_policy_json
-from agents.specs import make_bot, parse
+from agents.specs import BotSpecError, make_bot, parse
 from tabletop.env_single import random_policy
 from tabletop.errors import ConfigError
 
@@ -93,7 +93,11 @@ class LeagueConfig:
         if self.snapshot_mode not in MODES:
             raise ConfigError(f"league.snapshot_mode must be one of {MODES}")
         if self.mixture.get("mcts", 0) > 0:
-            if not self.mcts or parse(self.mcts).kind != "mcts":
+            try:
+                kind = parse(self.mcts).kind if self.mcts else ""
+            except BotSpecError as exc:
+                raise ConfigError(f"league.mcts: {exc}") from None
+            if kind != "mcts":
                 raise ConfigError("league.mcts: an mcts:... bot spec for the mcts entry")
 
     def bot_spec(self, entry: str) -> str:

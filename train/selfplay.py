@@ -54,6 +54,7 @@ from agents.ratings import rate
 from tabletop import registry
 from train.export import Parity, export_checked, export_onnx
 from train.league import Clock, League, LeagueOpponents, LeagueResults
+from train.warmstart import warm_start
 
 #: seed of the evaluation games during training (the same games for every snapshot)
 HISTORY_SEED = 31_337
@@ -106,8 +107,9 @@ class LeagueCallback(BaseCallback):
 
     def __init__(self, cfg: Any, run_dir: Path, league: League, clock: Any,
                  history: list[dict[str, Any]], games: list[tuple[ArenaConfig, GameResult]],
-                 rollouts: int = 0) -> None:
+                 rollouts: int = 0, cloned: dict[str, Any] | None = None) -> None:
         super().__init__()
+        self.cloned = cloned
         self.cfg, self.run_dir, self.league, self.clock = cfg, run_dir, league, clock
         self.history = history
         self.games = games
@@ -140,7 +142,7 @@ class LeagueCallback(BaseCallback):
         if every and (len(self.league.snapshots) - 1) % every == 0:
             self.history.append(evaluate_snapshot(self.cfg, self.league, sid, self.games))
         save_progress(self.run_dir, self.history, self.games, self.rollouts,
-                      self.rollout_seconds, self.opponent_seconds)
+                      self.rollout_seconds, self.opponent_seconds, self.cloned)
         model.save(self.run_dir / CHECKPOINT)
 
 
@@ -161,10 +163,11 @@ def evaluate_snapshot(cfg: Any, league: League, sid: str,
 
 def save_progress(run_dir: Path, history: list[dict[str, Any]],
                   games: list[tuple[ArenaConfig, GameResult]], rollouts: int,
-                  rollout_seconds: float, opponent_seconds: dict[str, float]) -> None:
+                  rollout_seconds: float, opponent_seconds: dict[str, float],
+                  cloned: dict[str, Any] | None = None) -> None:
     """``history.json``: the evaluations so far and what resuming needs."""
     data = {"history": history, "rollouts": rollouts, "rollout_seconds": rollout_seconds,
-            "opponent_seconds": opponent_seconds,
+            "opponent_seconds": opponent_seconds, "warm_start": cloned,
             "games": [[c.to_json(), r.__dict__] for c, r in games]}
     (run_dir / HISTORY_JSON).write_text(json.dumps(data))
 
@@ -229,7 +232,10 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
             gae_lambda=p.gae_lambda, ent_coef=p.ent_coef, clip_range=p.clip_range,
             seed=cfg.seed, verbose=0, policy_kwargs=policy_kwargs(p),
             tensorboard_log=str(run_dir / "tb"), device="cpu")
-    cb = LeagueCallback(cfg, run_dir, league, clock, history, games, progress["rollouts"])
+    if not resuming and cfg.warm_start is not None:
+        progress["warm_start"] = warm_start(model, cfg)
+    cb = LeagueCallback(cfg, run_dir, league, clock, history, games, progress["rollouts"],
+                        progress.get("warm_start"))
     cb.rollout_seconds = progress["rollout_seconds"]
     cb.opponent_seconds = dict(progress["opponent_seconds"])
     if not league.snapshots:  # the untrained policy is the first snapshot
@@ -273,6 +279,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
         "opponent_share": {k: v / cb.rollout_seconds if cb.rollout_seconds else 0.0
                            for k, v in cb.opponent_seconds.items()},
         "snapshots": len(league.snapshots), "history": history, "final": final,
+        "warm_start": cb.cloned,
         "ratings": table, "gif": gif,
         "parity": {"observations": check.observations, "argmax_equal": check.argmax_equal,
                    "max_logit_diff": check.max_logit_diff},
@@ -374,6 +381,17 @@ def league_game_gif(cfg: Any, run_dir: Path, path: Path) -> str:
             f"policy; {frames} states drawn.")
 
 
+def warm_lines(w: dict[str, Any] | None) -> list[str]:
+    """The report's rows of the behaviour cloning warm start (none without one)."""
+    if not w:
+        return []
+    return [f"| warm start: teacher games (won) | {w['teacher_games']} ({w['teacher_wins']}), "
+            f"{w['decisions']:,} decisions, {w['snapped']:,} moved to the nearest env action, "
+            f"{w['seconds'] / 60:.1f} min |",
+            f"| warm start: agreement with the teacher (held-out games) | "
+            f"{w['agreement_before']:.1%} before, **{w['agreement_after']:.1%}** after |"]
+
+
 def _ci(row: dict[str, Any]) -> str:
     lo, hi = row["ci"]
     return f"{row['value']:.3f} ({lo:.3f}-{hi:.3f})"
@@ -400,6 +418,7 @@ def write_league_report(run_dir: Path, cfg: Any, result: dict[str, Any],
              f"{result['opponent_share']['snapshot']:.1%}, fixed bots "
              f"{result['opponent_share']['bot']:.1%} |",
              f"| snapshots | {result['snapshots']} |",
+             *warm_lines(result.get("warm_start")),
              f"| final evaluation time | {result['eval_seconds'] / 60:.1f} min |",
              f"| policy.onnx against torch | same argmax {check.argmax_equal:,} of "
              f"{check.observations:,}, logits within {check.max_logit_diff:.1e} |", "",

@@ -45,6 +45,7 @@ from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
 from train.vec_env import GroupedVecEnv
+from train.warmstart import WarmStartConfig, warm_start
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = registry.get("lunatix").train_config_path()
@@ -104,6 +105,8 @@ class TrainConfig:
     # a self-play league (train.league, train.selfplay): opponents drawn from the learner's
     # snapshots and the fixed bots; None trains against random opponents (as before)
     league: LeagueConfig | None = None
+    # behaviour cloning of a teacher bot before PPO (train.warmstart); None: none
+    warm_start: WarmStartConfig | None = None
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
@@ -552,6 +555,7 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
         ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
         policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
     )
+    cloned = warm_start(model, cfg) if cfg.warm_start is not None else None
     start, cpu_start = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True,
                 callback=TorchThreads(cfg.torch_threads, cfg.update_threads))
@@ -572,7 +576,8 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
                                         cfg.eval_seed, bool(m)) for m in modes)
     eval_seconds = time.perf_counter() - eval_start
     (run_dir / "eval.json").write_text(json.dumps(
-        {"model": ev, "model_other_mode": other, "random": baseline}, indent=1))
+        {"model": ev, "model_other_mode": other, "random": baseline,
+         "warm_start": cloned}, indent=1))
     plot_learning_curve(monitor_dir, run_dir / "learning_curve.png",
                         f"MaskablePPO on {game_spec(cfg).env_id} vs {opponents_text(cfg)}")
     gif = eval_game_gif(model, cfg, ev["won"], run_dir / "game.gif") if cfg.gif else None

@@ -1,0 +1,176 @@
+"""Behaviour cloning warm start: the learner first imitates a teacher bot (the heuristic),
+then PPO trains on from there.
+
+The teacher plays the learner's seat of the training env (its shaping included) against
+opponents drawn in turn from ``opponents``; at every decision its engine action is mapped to
+the env action that plays it (``adapter.nearest_index``: exact for Lunatix Loop; for Lazer
+Ryderz's discrete mode the nearest Launch Point of the same gear, grid or aim) and *that*
+action is played, so the data shows what the env executes. The policy is fitted by
+cross-entropy on the teacher's indices (masked, as PPO's policy is) and the value head on
+the discounted shaped returns of the teacher's games (PPO's ``gamma``), so that PPO's first
+updates start from a critic that knows the teacher's play instead of one that would tear the
+cloned policy down. A held-out tenth of the games gives the agreement with the teacher.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.specs import BotSpecError, make_bot, parse
+from tabletop import registry
+from tabletop.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class WarmStartConfig:
+    """Behaviour cloning before PPO (``warm_start:`` in a train config)."""
+
+    #: the teacher's bot spec
+    teacher: str = "heuristic"
+    #: games the teacher plays in the learner's seat
+    games: int = 200
+    #: the opponents' bot specs, game ``i`` takes ``opponents[i % len]`` in every other seat
+    opponents: tuple[str, ...] = ("random", "heuristic")
+    epochs: int = 10
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    #: weight of the value loss against the cross-entropy
+    value_weight: float = 0.5
+    seed: int = 12_345
+
+    def __post_init__(self) -> None:
+        for spec in (self.teacher, *self.opponents):
+            try:
+                parse(spec)
+            except BotSpecError as exc:
+                raise ConfigError(f"warm_start: {exc}") from None
+        if not self.opponents:
+            raise ConfigError("warm_start.opponents: at least one bot spec")
+        if self.games < 2 or self.epochs < 1 or self.batch_size < 1:
+            raise ConfigError("warm_start: games >= 2, epochs >= 1, batch_size >= 1")
+        if self.learning_rate <= 0 or self.value_weight < 0:
+            raise ConfigError("warm_start: learning_rate > 0, value_weight >= 0")
+
+
+@dataclass
+class Demonstrations:
+    """The teacher's decisions: observations, masks, chosen indices, returns, game ids."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    game: np.ndarray
+    #: teacher moves the env could not play exactly (a Launch Point off the grid)
+    snapped: int = 0
+    seconds: float = 0.0
+    wins: int = 0
+    games: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def collect(cfg: Any, ws: WarmStartConfig) -> Demonstrations:
+    """Play ``ws.games`` teacher games in the training env of ``cfg`` (a TrainConfig)."""
+    entry = registry.get(cfg.game)
+    t0 = time.perf_counter()
+    obs_l, mask_l, act_l, ret_l, game_l = [], [], [], [], []
+    snapped = wins = 0
+    gamma = cfg.ppo.gamma
+    n = cfg.num_players
+    for g in range(ws.games):
+        spec = ws.opponents[g % len(ws.opponents)]
+        opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s)
+                     for s in range(n - 1)]
+        env = entry.single_agent_class()(num_players=n, learner_seat=g % n,
+                                         shaping=dict(cfg.shaping), opponents=opponents,
+                                         **cfg.env_options)
+        teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
+        obs, _ = env.reset(seed=ws.seed + g)
+        rewards = []
+        done = False
+        while not done:
+            state, seat = env.session.state, env.learner
+            legal = env.adapter.legal_ints(state, seat)
+            move = teacher.act(state, seat)
+            index = env.adapter.nearest_index(state, seat, move, legal)
+            if env.adapter.decode_action(state, seat, index) != move:
+                snapped += 1
+            obs_l.append(obs)
+            mask_l.append(env.action_masks())
+            act_l.append(index)
+            game_l.append(g)
+            obs, reward, term, trunc, info = env.step(index)
+            rewards.append(reward)
+            done = term or trunc
+        wins += int(info.get("won", 0.0) == 1.0)
+        ret, acc = [], 0.0
+        for r in reversed(rewards):
+            acc = r + gamma * acc
+            ret.append(acc)
+        ret_l += ret[::-1]
+    return Demonstrations(np.asarray(obs_l, np.float32), np.asarray(mask_l, bool),
+                          np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32),
+                          np.asarray(game_l, np.int64), snapped, time.perf_counter() - t0,
+                          wins, ws.games)
+
+
+def agreement(model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
+    """The share of decisions where the policy's most likely legal action is the label."""
+    if not len(obs):
+        return 0.0
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        best = dist.distribution.probs.argmax(1).numpy()
+    return float((best == actions).mean())
+
+
+def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, Any]:
+    """Fit ``model``'s policy (cross-entropy) and value head (squared error) to ``demos``;
+    a tenth of the games held out. Returns the figures."""
+    pol = model.policy
+    held = demos.game % 10 == 9
+    train, test = ~held, held
+    rng = np.random.default_rng(ws.seed)
+    opt = torch.optim.Adam(pol.parameters(), lr=ws.learning_rate)
+    obs = torch.as_tensor(demos.obs[train])
+    acts = torch.as_tensor(demos.actions[train])
+    rets = torch.as_tensor(demos.returns[train])
+    masks = demos.masks[train]
+    before = agreement(model, demos.obs[test], demos.masks[test], demos.actions[test])
+    pol.set_training_mode(True)
+    losses = []
+    for _ in range(ws.epochs):
+        order = rng.permutation(len(acts))
+        total = 0.0
+        for a in range(0, len(order), ws.batch_size):
+            idx = order[a:a + ws.batch_size]
+            values, log_prob, _ = pol.evaluate_actions(obs[idx], acts[idx],
+                                                       action_masks=masks[idx])
+            loss = -log_prob.mean() + ws.value_weight * torch.mean(
+                (values.flatten() - rets[idx]) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(pol.parameters(), 0.5)
+            opt.step()
+            total += loss.item() * len(idx)
+        losses.append(total / max(len(order), 1))
+    pol.set_training_mode(False)
+    after = agreement(model, demos.obs[test], demos.masks[test], demos.actions[test])
+    return {"decisions": int(len(demos.actions)), "held_out": int(held.sum()),
+            "teacher_games": demos.games, "teacher_wins": demos.wins,
+            "snapped": demos.snapped, "collect_seconds": demos.seconds,
+            "agreement_before": before, "agreement_after": after, "losses": losses}
+
+
+def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
+    """Collect the teacher's games and clone them into ``model`` (``cfg.warm_start``)."""
+    ws = cfg.warm_start
+    t0 = time.perf_counter()
+    figures = clone(model, collect(cfg, ws), ws)
+    figures["seconds"] = time.perf_counter() - t0
+    return figures
