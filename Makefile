@@ -8,7 +8,8 @@
 # make test  - create .venv if needed, install the project with its dev, train and serve extras,
 #              run ruff + pytest
 # make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
-#              the agents of `make train` where runs/<game>_maskppo/ exists); resumes
+#              the shipped `trained` bots and the agents of `make train` where
+#              runs/<game>_maskppo/ exists); resumes
 #              (ARENA_GAMES=20 games per lineup, ARENA_PROCESSES=2)
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 #              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
@@ -66,11 +67,11 @@ lint: $(STAMP)
 
 arena: $(STAMP)
 	$(ARENA) --game ryderz --players 2 --out $(ARENA_OUT)/ryderz_2p \
-		--bots random,heuristic,$(MCTS_RYDERZ)$(if $(wildcard runs/ryderz_maskppo/policy.json),$(comma)policy:runs/ryderz_maskppo)
+		--bots random,heuristic,$(MCTS_RYDERZ)$(if $(wildcard agents/trained/ryderz_2p/policy.json),$(comma)trained)$(if $(wildcard runs/ryderz_maskppo/policy.json),$(comma)policy:runs/ryderz_maskppo)
 	$(ARENA) --game lunatix --players 4 --fill random --out $(ARENA_OUT)/lunatix_4p \
-		--bots heuristic,$(MCTS_LUNATIX)$(if $(wildcard runs/lunatix_maskppo/policy.json),$(comma)policy:runs/lunatix_maskppo)
+		--bots heuristic,$(MCTS_LUNATIX)$(if $(wildcard agents/trained/lunatix_4p/policy.json),$(comma)trained)$(if $(wildcard runs/lunatix_maskppo/policy.json),$(comma)policy:runs/lunatix_maskppo)
 	$(ARENA) --game lunatix --players 2 --out $(ARENA_OUT)/lunatix_2p \
-		--bots random,heuristic,$(MCTS_LUNATIX)
+		--bots random,heuristic,$(MCTS_LUNATIX)$(if $(wildcard agents/trained/lunatix_2p/policy.json),$(comma)trained)
 
 play: $(STAMP)
 	$(BIN)/python -m $(GAME)_env.play --seed $(SEED)

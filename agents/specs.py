@@ -16,7 +16,9 @@ spec                      bot
                           the prior, 0..1), ``pdepth`` (tree levels with priors, 0: root),
                           ``norm`` (``1``: min-max normalised values, or ``0``)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
-                          ``model.zip`` with ``policy.json`` beside it
+                          ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
+``trained``               the shipped trained policy of the game for the state's player
+                          count (:mod:`agents.trained_bot`, docs/bots.md)
 ========================  =====================================================================
 
 A spec is validated completely: an unknown bot, key or a bad value is a :class:`BotSpecError`
@@ -53,7 +55,7 @@ class BotSpec:
         return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.options)
 
 
-KINDS = ("random", "heuristic", "mcts", "policy")
+KINDS = ("random", "heuristic", "mcts", "policy", "trained")
 
 #: the options of ``mcts:``: name -> (MCTSBot keyword, parser)
 _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -85,7 +87,7 @@ def parse(spec: str) -> BotSpec:
         if not rest:
             raise BotSpecError("policy: needs a path (policy:runs/NAME or policy:PATH/model.zip)")
         return BotSpec(kind, path=rest)
-    if kind in ("random", "heuristic"):
+    if kind in ("random", "heuristic", "trained"):
         if rest:
             raise BotSpecError(f"{kind} takes no options, got {rest!r}")
         return BotSpec(kind)
@@ -141,6 +143,10 @@ def make_bot(spec: str | BotSpec, game: str, seed: int | None = None) -> Bot:
         bot = entry.heuristic_class()(seed=seed)
     elif s.kind == "mcts":
         bot = _make_mcts(s, entry, seed)
+    elif s.kind == "trained":
+        from agents.trained_bot import TrainedBot
+
+        bot = TrainedBot(entry.name, seed)
     else:
         from agents.policy_bot import PolicyBot
 

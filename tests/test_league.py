@@ -96,6 +96,10 @@ def test_a_snapshot_plays_its_frozen_weights_not_the_learners(tmp_path: Path) ->
     # and the snapshot is a policy folder: a policy bot plays it
     bot = PolicyBot.load(league.snapshot_dir(sid), game="ryderz")
     assert bot.meta.mode == "sampled" and bot.meta.model == ""
+    # the evaluations play it greedy (eval_mode), from the same weights
+    greedy = league.eval_dir(sid)
+    assert PolicyBot.load(greedy).meta.mode == "greedy"
+    assert np.array_equal(OnnxPolicy(greedy / ONNX_FILE).logits(obs), before)
 
 
 def test_opponents_are_built_per_member_and_recorded(tmp_path: Path) -> None:

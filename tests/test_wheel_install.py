@@ -111,6 +111,11 @@ def test_wheel_ships_every_config_file(installed: tuple[Path, Path]) -> None:
     assert configs
     missing = [f for f in configs if "tabletop_configs/" + f[len("configs/"):] not in names]
     assert not missing, f"configs left out of the wheel: {missing}"
+    shipped = [f for f in _tree_files() if f.startswith("agents/trained/")
+               and f.endswith((".onnx", ".json"))]
+    assert shipped, "no shipped trained policy in the tree"
+    missing = [f for f in shipped if f not in names]
+    assert not missing, f"shipped policies left out of the wheel: {missing}"
 
 
 def test_installed_wheel_plays_every_game_outside_the_checkout(

@@ -33,6 +33,7 @@ training games would rate an opponent against a moving target.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,7 +44,7 @@ import gymnasium
 import numpy as np
 
 from agents.onnx_policy import OnnxPolicy
-from agents.policy_bot import MODES, ONNX_FILE, PolicyMeta, write_policy_json
+from agents.policy_bot import MODES, ONNX_FILE, POLICY_JSON, PolicyMeta, write_policy_json
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop.env_single import random_policy
 from tabletop.errors import ConfigError
@@ -74,6 +75,8 @@ class LeagueConfig:
     mcts: str = ""
     #: evaluate every this many snapshots (``train.selfplay``), 0: never during training
     eval_every: int = 2
+    #: how a snapshot plays in those evaluations (``greedy``: its most likely action)
+    eval_mode: str = "greedy"
     #: games per evaluation against each fixed opponent set (the heuristic, random)
     eval_games: int = 40
 
@@ -90,8 +93,8 @@ class LeagueConfig:
             raise ConfigError("league: snapshot_every, latest and eval_games must be >= 1")
         if self.eval_every < 0 or self.pfsp_power < 0:
             raise ConfigError("league: eval_every and pfsp_power must be >= 0")
-        if self.snapshot_mode not in MODES:
-            raise ConfigError(f"league.snapshot_mode must be one of {MODES}")
+        if self.snapshot_mode not in MODES or self.eval_mode not in MODES:
+            raise ConfigError(f"league.snapshot_mode and eval_mode must be one of {MODES}")
         if self.mixture.get("mcts", 0) > 0:
             try:
                 kind = parse(self.mcts).kind if self.mcts else ""
@@ -136,6 +139,19 @@ class League:
     def snapshot_dir(self, sid: str) -> Path:
         """The folder of a snapshot (a policy folder)."""
         return self.folder / sid
+
+    def eval_dir(self, sid: str, create: bool = True) -> Path:
+        """The snapshot as the evaluations play it: a policy folder of its ``policy.onnx``
+        in ``eval_mode`` (the snapshot's own folder when the modes agree), written on first
+        use unless ``create`` is False."""
+        if self.cfg.eval_mode == self.cfg.snapshot_mode:
+            return self.snapshot_dir(sid)
+        d = self.snapshot_dir(sid) / self.cfg.eval_mode
+        if create and not (d / POLICY_JSON).is_file():
+            d.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self.snapshot_dir(sid) / ONNX_FILE, d / ONNX_FILE)
+            write_policy_json(d, replace(self.meta, mode=self.cfg.eval_mode))
+        return d
 
     def add_snapshot(self, export: Callable[[Path], Any], timesteps: int) -> str:
         """Freeze the learner: ``export(path)`` writes its ``policy.onnx`` at ``path``;

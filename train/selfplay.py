@@ -134,24 +134,45 @@ class LeagueCallback(BaseCallback):
     def _on_step(self) -> bool:
         return True
 
+    def log_evaluation(self, row: dict[str, Any]) -> None:
+        """The evaluation's scores and the league's ratings so far, to TensorBoard."""
+        if self.model is None or getattr(self.model, "_logger", None) is None:
+            return  # before learn() (the warm-started first snapshot): no logger yet
+        names = ["heuristic", "random", *self.league.snapshots]
+        _log_row(self.model.logger, row, rate(self.games, names,
+                                              aliases(self.run_dir, self.league)))
+
     def snapshot(self) -> None:
         """Freeze the learner into the league, evaluate it when due, checkpoint."""
         model = self.model
         sid = self.league.add_snapshot(lambda p: export_onnx(model, p), model.num_timesteps)
         every = self.cfg.league.eval_every
         if every and (len(self.league.snapshots) - 1) % every == 0:
-            self.history.append(evaluate_snapshot(self.cfg, self.league, sid, self.games))
+            row = evaluate_snapshot(self.cfg, self.league, sid, self.games)
+            self.history.append(row)
+            self.log_evaluation(row)
         save_progress(self.run_dir, self.history, self.games, self.rollouts,
                       self.rollout_seconds, self.opponent_seconds, self.cloned)
         model.save(self.run_dir / CHECKPOINT)
+
+
+def _log_row(logger: Any, row: dict[str, Any], table: list[dict[str, Any]]) -> None:
+    """TensorBoard scalars of one evaluation: the scores and the snapshot's rating."""
+    for name in ("heuristic", "random"):
+        logger.record(f"league/score_vs_{name}", row[name]["score"])
+    me = next((t for t in table if t["bot"] == row["snapshot"]), None)
+    if me is not None:
+        logger.record("league/rating_mu", me["mu"])
+        logger.record("league/rating_sigma", me["sigma"])
 
 
 def evaluate_snapshot(cfg: Any, league: League, sid: str,
                       games: list[tuple[ArenaConfig, GameResult]]) -> dict[str, Any]:
     """The snapshot's scores against the fixed opponents (seeded, the same games for every
     snapshot); its games are appended to ``games`` (for the ratings)."""
-    spec = f"policy:{league.snapshot_dir(sid)}"
-    row: dict[str, Any] = {"snapshot": sid, "timesteps": league.taken_at[sid]}
+    spec = f"policy:{league.eval_dir(sid)}"
+    row: dict[str, Any] = {"snapshot": sid, "timesteps": league.taken_at[sid],
+                           "mode": cfg.league.eval_mode}
     for name, opps in opponent_sets(cfg.game, cfg.num_players).items():
         acfg, results, me = score_games(spec, cfg.game, opps, cfg.league.eval_games,
                                         HISTORY_SEED)
@@ -294,7 +315,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
 def aliases(run_dir: Path, league: League) -> dict[str, str]:
     """Evaluation specs by their names in the ratings: snapshots by id, the final policy by
     its mode."""
-    names = {f"policy:{league.snapshot_dir(s)}": s for s in league.snapshots}
+    names = {f"policy:{league.eval_dir(s, create=False)}": s for s in league.snapshots}
     names[f"policy:{run_dir}"] = "final greedy"
     names[f"policy:{run_dir / 'sampled'}"] = "final sampled"
     return names
