@@ -80,3 +80,21 @@ def test_cloning_raises_the_agreement_with_the_teacher() -> None:
 def test_warm_start_configs_are_validated(kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         WarmStartConfig(**kw)
+
+
+def test_dagger_rounds_add_the_states_the_cloned_policy_reaches() -> None:
+    from train.warmstart import warm_start
+
+    cfg = TrainConfig(name="w", game="lunatix", num_players=2,
+                      warm_start=WarmStartConfig(games=10, epochs=2, opponents=("random",),
+                                                 dagger_rounds=2, dagger_games=5))
+    env = registry.get("lunatix").single_agent_env(num_players=2)
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    first = collect(cfg, cfg.warm_start)
+    figures = warm_start(model, cfg)
+    rounds = figures["dagger"]
+    assert [r["games"] for r in rounds] == [5, 5]
+    assert len(first.actions) < rounds[0]["decisions"] < rounds[1]["decisions"]
+    assert figures["decisions"] == rounds[1]["decisions"]
+    assert all(0 <= r["learner_wins"] <= 5 for r in rounds)

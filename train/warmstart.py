@@ -5,7 +5,10 @@ The teacher plays the learner's seat of the training env (its shaping included) 
 opponents drawn in turn from ``opponents``; at every decision its engine action is mapped to
 the env action that plays it (``adapter.nearest_index``: exact for Lunatix Loop; for Lazer
 Ryderz's discrete mode the nearest Launch Point of the same gear, grid or aim) and *that*
-action is played, so the data shows what the env executes. The policy is fitted by
+action is played, so the data shows what the env executes. With ``dagger_rounds``
+(DAgger, Ross et al. 2011) the cloned policy then plays games itself, the teacher labels every
+state it reaches, and the policy is fitted again on all the data, so it learns to recover from
+its own mistakes rather than only to follow states the teacher reaches. The policy is fitted by
 cross-entropy on the teacher's indices (masked, as PPO's policy is) and the value head on
 the discounted shaped returns of the teacher's games (PPO's ``gamma``), so that PPO's first
 updates start from a critic that knows the teacher's play instead of one that would tear the
@@ -41,6 +44,10 @@ class WarmStartConfig:
     learning_rate: float = 1e-3
     #: weight of the value loss against the cross-entropy
     value_weight: float = 0.5
+    #: DAgger rounds after the first fit: the cloned policy plays ``dagger_games`` games,
+    #: the teacher labels every state it reaches, the policy is fitted again on all data
+    dagger_rounds: int = 0
+    dagger_games: int = 100
     seed: int = 12_345
 
     def __post_init__(self) -> None:
@@ -55,6 +62,8 @@ class WarmStartConfig:
             raise ConfigError("warm_start: games >= 2, epochs >= 1, batch_size >= 1")
         if self.learning_rate <= 0 or self.value_weight < 0:
             raise ConfigError("warm_start: learning_rate > 0, value_weight >= 0")
+        if self.dagger_rounds < 0 or self.dagger_games < 1:
+            raise ConfigError("warm_start: dagger_rounds >= 0, dagger_games >= 1")
 
 
 @dataclass
@@ -74,15 +83,20 @@ class Demonstrations:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def collect(cfg: Any, ws: WarmStartConfig) -> Demonstrations:
-    """Play ``ws.games`` teacher games in the training env of ``cfg`` (a TrainConfig)."""
+def collect(cfg: Any, ws: WarmStartConfig, first: int = 0, games: int | None = None,
+            learner: Any = None) -> Demonstrations:
+    """Play games ``first .. first + games`` (default ``ws.games`` of them) in the training
+    env of ``cfg`` (a TrainConfig), the teacher labelling every decision of the learner's
+    seat. The teacher's move is played, or with ``learner`` (a MaskablePPO model, DAgger)
+    the learner's most likely legal action."""
     entry = registry.get(cfg.game)
     t0 = time.perf_counter()
     obs_l, mask_l, act_l, ret_l, game_l = [], [], [], [], []
     snapped = wins = 0
     gamma = cfg.ppo.gamma
     n = cfg.num_players
-    for g in range(ws.games):
+    games = ws.games if games is None else games
+    for g in range(first, first + games):
         spec = ws.opponents[g % len(ws.opponents)]
         opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s)
                      for s in range(n - 1)]
@@ -100,11 +114,13 @@ def collect(cfg: Any, ws: WarmStartConfig) -> Demonstrations:
             index = env.adapter.nearest_index(state, seat, move, legal)
             if env.adapter.decode_action(state, seat, index) != move:
                 snapped += 1
+            mask = env.action_masks()
             obs_l.append(obs)
-            mask_l.append(env.action_masks())
+            mask_l.append(mask)
             act_l.append(index)
             game_l.append(g)
-            obs, reward, term, trunc, info = env.step(index)
+            played = index if learner is None else greedy_index(learner, obs, mask)
+            obs, reward, term, trunc, info = env.step(played)
             rewards.append(reward)
             done = term or trunc
         wins += int(info.get("won", 0.0) == 1.0)
@@ -116,7 +132,24 @@ def collect(cfg: Any, ws: WarmStartConfig) -> Demonstrations:
     return Demonstrations(np.asarray(obs_l, np.float32), np.asarray(mask_l, bool),
                           np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32),
                           np.asarray(game_l, np.int64), snapped, time.perf_counter() - t0,
-                          wins, ws.games)
+                          wins, games)
+
+
+def greedy_index(model: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    """The model's most likely legal action for one observation."""
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs[None]),
+                                             action_masks=mask[None])
+        return int(dist.distribution.probs.argmax(1)[0])
+
+
+def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:
+    """Both sets of decisions (DAgger's aggregate)."""
+    return Demonstrations(np.concatenate([a.obs, b.obs]), np.concatenate([a.masks, b.masks]),
+                          np.concatenate([a.actions, b.actions]),
+                          np.concatenate([a.returns, b.returns]),
+                          np.concatenate([a.game, b.game]), a.snapped + b.snapped,
+                          a.seconds + b.seconds, a.wins + b.wins, a.games + b.games)
 
 
 def agreement(model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
@@ -168,9 +201,25 @@ def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, A
 
 
 def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
-    """Collect the teacher's games and clone them into ``model`` (``cfg.warm_start``)."""
+    """Collect the teacher's games and clone them into ``model`` (``cfg.warm_start``), then
+    the DAgger rounds; the figures of the first fit, with one row per DAgger round (the
+    cloned policy's wins in the games it played, the agreement after the refit)."""
     ws = cfg.warm_start
     t0 = time.perf_counter()
-    figures = clone(model, collect(cfg, ws), ws)
+    demos = collect(cfg, ws)
+    figures = clone(model, demos, ws)
+    rounds = []
+    for r in range(ws.dagger_rounds):
+        new = collect(cfg, ws, first=ws.games + r * ws.dagger_games, games=ws.dagger_games,
+                      learner=model)
+        demos = merge(demos, new)
+        refit = clone(model, demos, ws)
+        rounds.append({"games": new.games, "learner_wins": new.wins,
+                       "decisions": int(len(demos.actions)),
+                       "agreement_after": refit["agreement_after"]})
+    if rounds:
+        figures["dagger"] = rounds
+        figures["agreement_after"] = rounds[-1]["agreement_after"]
+        figures["decisions"] = rounds[-1]["decisions"]
     figures["seconds"] = time.perf_counter() - t0
     return figures
