@@ -131,3 +131,12 @@ print("ok", moves)
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok")
+
+
+def test_the_parity_tolerance_scales_with_the_logits() -> None:
+    from train.export import Parity
+
+    assert not Parity(10, 10, 1.1e-5, 0.0, logit_scale=0.5).ok
+    assert Parity(10, 10, 1.1e-5, 0.0, logit_scale=80.0).ok  # float32 at logits near 80
+    assert not Parity(10, 10, 1e-3, 0.0, logit_scale=80.0).ok
+    assert not Parity(10, 9, 0.0, 0.0).ok  # one argmax differs
