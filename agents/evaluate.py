@@ -63,6 +63,11 @@ PROTOCOL: dict[str, tuple[Setting, ...]] = {
 }
 
 
+def setting_folder(setting: Setting) -> str:
+    """The folder name of a setting's arena run under ``--out``."""
+    return setting.name.replace(" ", "_")
+
+
 def candidate_players(spec: str) -> int | None:
     """The player count a candidate plays (a policy's), or None for any."""
     s = parse(spec)
@@ -90,7 +95,7 @@ def evaluate(game: str, spec: str, games: int = GAMES, processes: int = 1,
     for s in settings:
         cfg = ArenaConfig(game=entry.name, bots=(canonical, *s.opponents), games=games,
                           seed=SEED)
-        folder = None if out is None else out / s.name.replace(" ", "_")
+        folder = None if out is None else out / setting_folder(s)
         summary = arena(cfg, processes, folder, resume and folder is not None
                         and folder.exists(), progress)
         me = next(b for b in summary["bots"] if b["bot"] == canonical)

@@ -139,6 +139,11 @@ def test_league_configs_are_validated(kw: dict, message: str) -> None:
         LeagueConfig(**kw)
 
 
+def test_a_league_steps_its_envs_in_one_process() -> None:
+    with pytest.raises(ConfigError, match="env_processes must be 1"):
+        TrainConfig(name="x", league=LeagueConfig(), env_processes=2)
+
+
 TINY = """\
 name: tiny_league
 game: ryderz

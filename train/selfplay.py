@@ -46,7 +46,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.arena import ArenaConfig, GameResult, load_results, run, summarize
-from agents.evaluate import PROTOCOL, SEED
+from agents.evaluate import PROTOCOL, SEED, setting_folder
 from agents.evaluate import evaluate as protocol_evaluate
 from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import ONNX_FILE, write_policy_json
@@ -206,7 +206,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     """Train one seed of a league config into ``run_dir``; returns ``result.json``'s
     contents. ``resume``: a finished run there is kept and an interrupted one continues
     from its checkpoint; else whatever a former run left there is removed first."""
-    from train.train import TorchThreads, make_eval_env, plot_learning_curve, policy_kwargs
+    from train.train import TorchThreads, make_eval_env, new_model, plot_learning_curve
     from train.train import policy_meta as learner_meta
 
     finished = (run_dir / RESULT_JSON).is_file() and (run_dir / "report.md").is_file()
@@ -242,17 +242,11 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
             old.unlink()
     venv = DummyVecEnv([make_league_env(cfg, i, league, monitor_dir, part, clock)
                         for i in range(cfg.n_envs)])
-    p = cfg.ppo
     if resuming:
         model = MaskablePPO.load(run_dir / CHECKPOINT, env=venv, device="cpu",
                                  tensorboard_log=str(run_dir / "tb"))
     else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
-            batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-            gae_lambda=p.gae_lambda, ent_coef=p.ent_coef, clip_range=p.clip_range,
-            seed=cfg.seed, verbose=0, policy_kwargs=policy_kwargs(p),
-            tensorboard_log=str(run_dir / "tb"), device="cpu")
+        model = new_model(cfg, venv, run_dir)
     if not resuming and cfg.warm_start is not None:
         progress["warm_start"] = warm_start(model, cfg)
     cb = LeagueCallback(cfg, run_dir, league, clock, history, games, progress["rollouts"],
@@ -337,7 +331,7 @@ def final_evaluation(cfg: Any, run_dir: Path) -> dict[str, Any]:
                 continue
             acfg = ArenaConfig(game=cfg.game, bots=(spec, *s.opponents),
                                games=cfg.eval_games, seed=SEED)
-            folder_s = run_dir / "eval" / mode / s.name.replace(" ", "_")
+            folder_s = run_dir / "eval" / mode / setting_folder(s)
             out["games"] += [(acfg, r) for r in load_results(folder_s, acfg)]
     return out
 

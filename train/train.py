@@ -41,6 +41,7 @@ from tabletop import registry
 from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
+from tabletop.errors import ConfigError
 from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
@@ -110,6 +111,10 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
+        if self.league is not None and self.env_processes != 1:
+            # the league's snapshots and results live in this process
+            raise ConfigError("a league config steps its envs in one process: "
+                              f"env_processes must be 1, got {self.env_processes}")
 
 
 def game_spec(cfg: TrainConfig) -> registry.GameEntry:
@@ -306,6 +311,18 @@ def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
                 "features_extractor_kwargs": {"features_dim": p.shared_trunk},
                 "share_features_extractor": True, "net_arch": list(p.net_arch)}
     return {"net_arch": list(p.net_arch)}
+
+
+def new_model(cfg: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO:
+    """A fresh MaskablePPO of the config's hyperparameters on ``venv`` (TensorBoard logs in
+    ``run_dir/tb``)."""
+    p = cfg.ppo
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+        ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
+        policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
+    )
 
 
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
@@ -548,13 +565,7 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     thunks = [make_env(cfg, i, monitor_dir) for i in range(cfg.n_envs)]
     venv: VecEnv = (GroupedVecEnv(thunks, cfg.env_processes) if cfg.env_processes > 1
                     else DummyVecEnv(thunks))
-    p = cfg.ppo
-    model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
-        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
-        ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
-        policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
-    )
+    model = new_model(cfg, venv, run_dir)
     cloned = warm_start(model, cfg) if cfg.warm_start is not None else None
     start, cpu_start = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True,
