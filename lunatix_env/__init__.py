@@ -7,6 +7,7 @@ imports gymnasium or pettingzoo.
 
 from __future__ import annotations
 
+from tabletop import registry as _registry
 from tabletop.lazy import lazy_getattr
 
 _ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "LunatixParallelEnv",
@@ -15,3 +16,5 @@ _ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "LunatixPara
 __all__ = list(_ENV_NAMES)
 
 __getattr__ = lazy_getattr(__name__, "lunatix_env.envs", _ENV_NAMES)
+
+_registry.get("lunatix").register_envs()

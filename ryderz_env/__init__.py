@@ -7,6 +7,7 @@ gymnasium or pettingzoo.
 
 from __future__ import annotations
 
+from tabletop import registry as _registry
 from tabletop.lazy import lazy_getattr
 
 _ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "RyderzParallelEnv",
@@ -15,3 +16,5 @@ _ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "RyderzParal
 __all__ = list(_ENV_NAMES)
 
 __getattr__ = lazy_getattr(__name__, "ryderz_env.envs", _ENV_NAMES)
+
+_registry.get("ryderz").register_envs()

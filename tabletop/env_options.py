@@ -11,16 +11,12 @@ an ``env_config`` with the defaults of ``on_illegal``, ``illegal_penalty`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-import gymnasium
 import pettingzoo
 
 from tabletop.env_aec import FastOrderEnforcingWrapper
 from tabletop.env_core import GameAdapter
-
-if TYPE_CHECKING:
-    from tabletop.registry import GameEntry
 
 
 class SessionDefaults(Protocol):
@@ -85,15 +81,3 @@ def wrap_aec(env: pettingzoo.AECEnv) -> pettingzoo.AECEnv:
     wrapper would raise a bare AssertionError first.
     """
     return FastOrderEnforcingWrapper(env)
-
-
-def register_entry(entry: GameEntry) -> None:
-    """Register a game registry entry's env id with PettingZoo (aec, parallel) and Gymnasium
-    (the single-agent view), by entry-point strings; registering twice is harmless."""
-    if entry.env_id not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", entry.env_id, entry_point=f"{entry.envs_module}:env")
-    if entry.env_id not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", entry.env_id,
-                            entry_point=f"{entry.envs_module}:parallel_env")
-    if entry.env_id not in gymnasium.registry:
-        gymnasium.register(entry.env_id, entry_point=entry.single_agent)

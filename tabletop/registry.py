@@ -106,10 +106,13 @@ class GameEntry:
 
     def register_envs(self) -> None:
         """Register the env id with PettingZoo (aec, parallel) and Gymnasium (the single-agent
-        view), by entry-point strings (nothing is imported); registering twice is harmless."""
-        from tabletop.env_options import register_entry  # the env layer (RL libraries)
+        view) by entry-point strings: now for a library already imported, right after its
+        import otherwise (:mod:`tabletop.env_registration`; imports neither library, nor the
+        game's env module); registering twice is harmless. ``import <game package>`` calls
+        it."""
+        from tabletop.env_registration import register_when_loaded
 
-        register_entry(self)
+        register_when_loaded(self)
 
 
 #: short name -> entry; the only list of the games

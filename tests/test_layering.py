@@ -92,13 +92,18 @@ def test_engine_module_imports_no_rl_or_drawing_library(path: Path) -> None:
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
-def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library() -> None:
+@pytest.mark.parametrize("name", ["lunatix", "ryderz"])
+def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library(name: str) -> None:
+    # ``import <game>.rules`` runs the game package's __init__ first, which registers the env
+    # ids (tabletop.env_registration): that must still load no RL library
     code = (
         "import json, sys\n"
         "import numpy as np\n"
-        "import lunatix_env.rules as R\n"
+        "from tabletop import registry\n"
         "import tabletop, tabletop.config, tabletop.protocol, tabletop.errors\n"
-        "g = R.Game(num_players=3, turn_around=True)\n"
+        f"e = registry.get({name!r})\n"
+        "R = e.rules()\n"
+        "g = R.Game(num_players=2)\n"
         "s = g.new_initial_state(0)\n"
         "rng = np.random.default_rng(0)\n"
         "for _ in range(400):\n"
@@ -109,6 +114,7 @@ def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library()
         "    else:\n"
         "        s.apply_actions({p: s.legal_actions(p)[0] for p in s.current_players()})\n"
         "str(s); s.observation(0); g.state_from_dict(s.to_dict()); s.clone()\n"
+        "assert e.package in sys.modules\n"
         f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})\n"
         "print(json.dumps(bad))\n"
     )

@@ -97,3 +97,62 @@ def test_importing_a_game_package_registers_its_envs(name: str) -> None:
     assert e.env_id in pettingzoo.aec_registry and e.env_id in gymnasium.registry
     env = pettingzoo.make("parallel", e.env_id, num_players=2)
     assert env.unwrapped.metadata["name"] == e.env_name
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter; its stdout (a failure shows its stderr)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.parametrize("name", registry.names())
+@pytest.mark.parametrize("order", ["game first", "library first"])
+def test_import_of_the_game_package_registers_with_gymnasium_and_pettingzoo(
+        name: str, order: str) -> None:
+    e = registry.get(name)
+    imports = (f"import {e.package}\nimport gymnasium, pettingzoo\n" if order == "game first"
+               else f"import gymnasium, pettingzoo\nimport {e.package}\n")
+    out = run_python(
+        imports
+        + f"env = gymnasium.make({e.env_id!r}, num_players=2)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(type(env.unwrapped).__module__)\n"
+        f"aec = pettingzoo.make('aec', {e.env_id!r}, num_players=2)\n"
+        f"par = pettingzoo.make('parallel', {e.env_id!r}, num_players=2)\n"
+        "print(aec.unwrapped.metadata['name'], par.unwrapped.metadata['name'])\n")
+    assert out.split() == [e.envs_module, e.env_name, e.env_name]
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_import_of_the_game_package_alone_loads_no_rl_library(name: str) -> None:
+    e = registry.get(name)
+    out = run_python(f"import sys, {e.package}\n"
+                     "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch', "
+                     f"'{e.envs_module}') if m in sys.modules))\n")
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_module_qualified_gymnasium_id_needs_no_import(name: str) -> None:
+    e = registry.get(name)
+    out = run_python("import gymnasium\n"
+                     f"env = gymnasium.make('{e.package}:{e.env_id}', num_players=2)\n"
+                     "env.reset(seed=0)\n"
+                     "print(env.spec.id)\n")
+    assert out.strip() == e.env_id
+
+
+def test_the_import_hook_hands_the_library_its_own_loader_back() -> None:
+    out = run_python("import sys, lunatix_env\n"
+                     "from tabletop.env_registration import AfterImportFinder\n"
+                     "assert any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
+                     "import gymnasium, pettingzoo\n"
+                     "for m in (gymnasium, pettingzoo):\n"
+                     "    assert type(m.__loader__).__name__ == 'SourceFileLoader', m.__loader__\n"
+                     "    assert m.__spec__.loader is m.__loader__\n"
+                     "import ryderz_env\n"  # both libraries there: registered at once
+                     "print('LazerRyderz-v0' in gymnasium.registry,"
+                     " 'LazerRyderz-v0' in pettingzoo.aec_registry)\n")
+    assert out.split() == ["True", "True"]
