@@ -32,7 +32,9 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,7 @@ from pettingzoo.test import (
     seed_test,
 )
 
-from tabletop.env_core import random_masked_index
+from tabletop.env_core import SubstitutedActionWarning, random_masked_index
 from tabletop.records import GameRecord, replay
 
 EnvFn = Callable[..., Any]
@@ -155,9 +157,20 @@ def run_seed_test(aec_fn: EnvFn, num_cycles: int = 100) -> None:
     seed_test(aec_fn, num_cycles=num_cycles)
 
 
+@contextmanager
+def _substitution_expected() -> Iterator[None]:
+    """Silence :class:`SubstitutedActionWarning`: a checker sending unmasked actions to a
+    ``random_legal`` env is what that option is for."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SubstitutedActionWarning)
+        yield
+
+
 def run_parallel_seed_test(parallel_fn: EnvFn, num_cycles: int = 100) -> None:
     """PettingZoo ``parallel_seed_test``; it sends unmasked actions, so random_legal."""
-    parallel_seed_test(lambda: parallel_fn(on_illegal="random_legal"), num_cycles=num_cycles)
+    with _substitution_expected():
+        parallel_seed_test(lambda: parallel_fn(on_illegal="random_legal"),
+                           num_cycles=num_cycles)
 
 
 def run_render_test(aec_fn: EnvFn) -> None:
@@ -211,7 +224,8 @@ def check_single_agent_env(single_fn: EnvFn | None = None, env_id: str | None = 
             env = gymnasium.make(env_id, render_mode=mode, **opts).unwrapped
         else:
             env = single_fn(render_mode=mode, **opts)  # type: ignore[misc]
-    check_env(env, skip_render_check=skip_render_check)
+    with _substitution_expected():
+        check_env(env, skip_render_check=skip_render_check)
 
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=3)

@@ -101,7 +101,10 @@ class TabletopAECEnv(EnvCommon, AECEnv):
     resolved inside ``step`` with the env's seeded generator and logged in ``record``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
+    # False: the deciders do not step in a fixed cycle (one seat may decide several times
+    # running, a simultaneous node takes only its deciders), so PettingZoo's
+    # ``aec_to_parallel`` cannot convert it; every game has a native ``parallel_env()``
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False,
                 "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
@@ -139,6 +142,11 @@ class TabletopAECEnv(EnvCommon, AECEnv):
             return
         session = self.session
         session.act(self._index[agent], action)
+        info = self.infos[agent]
+        if session.substituted:
+            info["substituted"] = True
+        elif "substituted" in info:
+            del info["substituted"]
         self._cumulative_rewards[agent] = 0.0
         rewards = session.take_rewards()
         if rewards is not session.zero_rewards:

@@ -14,6 +14,8 @@ import abc
 import enum
 import math
 import pickle
+import reprlib
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +65,11 @@ def as_index(value: Any) -> int | None:
         return None
     f = float(arr.reshape(()))
     return int(f) if math.isfinite(f) and f == int(f) else None
+
+
+class SubstitutedActionWarning(UserWarning):
+    """An env with ``on_illegal="random_legal"`` played a random legal action instead of the
+    illegal one it was sent (warned once per env; ``infos["substituted"]`` marks each step)."""
 
 
 class OnIllegal(enum.Enum):
@@ -228,6 +235,9 @@ class GameSession:
         self.zero_rewards.flags.writeable = False
         # True once something was added to pending_rewards (whatever adds to it sets it)
         self._rewards_added = False
+        #: seats whose illegal action the last act()/act_all() replaced by a random legal one
+        self.substituted: tuple[int, ...] = ()
+        self._warned_substitution = False
         #: seats played inside the session by bots (``agents.bot.Bot``: ``reset(seed)``,
         #: ``act(state, seat) -> engine action``); their engine actions apply unchanged
         self.bots: dict[int, Any] = {}
@@ -349,6 +359,7 @@ class GameSession:
     def act(self, seat: int, action: Any) -> None:
         """``seat`` chooses ``action`` (an env action). Applies it once every decider has
         chosen."""
+        self.substituted = ()
         deciders = self.deciders()
         if seat not in deciders:
             if self.done:
@@ -366,6 +377,7 @@ class GameSession:
 
     def act_all(self, actions: Mapping[int, Any]) -> None:
         """Every current decider acts at once (the parallel API); others are ignored."""
+        self.substituted = ()
         if self.done:
             raise IllegalActionError("the game is over; reset the env")
         chosen: dict[int, Any] = {}
@@ -389,12 +401,26 @@ class GameSession:
         if self.on_illegal is OnIllegal.RAISE:
             raise IllegalActionError(adapter.describe_illegal(self.state, seat, action, legal))
         if self.on_illegal is OnIllegal.RANDOM_LEGAL:
+            self._note_substitution(seat, action, legal)
             return adapter.random_action(self.state, seat, legal, self.rng)
         self.forced_end = True
         self.illegal_by = seat
         self.pending_rewards[seat] += self.illegal_penalty
         self._rewards_added = True
         return None
+
+    def _note_substitution(self, seat: int, action: Any, legal: list[int]) -> None:
+        """Mark ``seat`` in :attr:`substituted`; warn the first time in this session."""
+        self.substituted += (seat,)
+        if self._warned_substitution:
+            return
+        self._warned_substitution = True
+        warnings.warn(
+            f"{self.adapter.env_name}: on_illegal='random_legal' played a random legal action "
+            f"instead of player_{seat}'s illegal {reprlib.repr(action)} (legal: {legal[:8]}"
+            f"{' ...' if len(legal) > 8 else ''}); infos['substituted'] marks every such "
+            "step (warned once per env). Mask the policy's actions, or use "
+            "on_illegal='raise' to find the cause", SubstitutedActionWarning, stacklevel=4)
 
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}

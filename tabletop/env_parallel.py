@@ -55,6 +55,8 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
         terminations = {a: done and not trunc for a in self.agents}
         truncations = {a: trunc for a in self.agents}
         infos: dict[str, dict] = {a: {} for a in self.agents}
+        for seat in self.session.substituted:
+            infos[self.possible_agents[seat]]["substituted"] = True
         if done:
             self.agents = []
         if self.render_mode == "human":

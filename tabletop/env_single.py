@@ -135,11 +135,15 @@ class SingleAgentView(gymnasium.Env):
         """The learner acts; the opponents play until its next decision."""
         s = self.session
         s.act(self.learner, action)
+        substituted = bool(s.substituted)
         self._play_others()
         reward = float(s.take_rewards()[self.learner])
         terminated = s.done and not s.truncated
         truncated = s.truncated
-        return self._obs(), reward, terminated, truncated, self._info()
+        info = self._info()
+        if substituted:
+            info["substituted"] = True
+        return self._obs(), reward, terminated, truncated, info
 
     @property
     def record(self):  # noqa: ANN201 - GameRecord
