@@ -5,8 +5,8 @@
 #              (configs/train/ryderz_maskppo.yaml, two players); SEEDS=0,1,2 trains each seed
 #              (runs/<name>/seed<k>/) and reports their mean (resumes); TRAIN_CONFIG=path.yaml
 #              picks any config (configs/train/<game>_vs_random.yaml: against random players)
-# make test  - create .venv if needed, install the project with its dev, train and serve extras,
-#              run ruff + pytest
+# make test  - create .venv if needed, install the project with its dev, train, serve and
+#              integrations extras, run ruff + pytest (the RLlib tests excepted: make test-rllib)
 # make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
 #              the shipped `trained` bots and the agents of `make train` where
 #              runs/<game>_maskppo/ exists); resumes
@@ -48,7 +48,7 @@ $(TRAIN_STAMP): pyproject.toml
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,train,serve]'
+	$(BIN)/python -m pip install -q -e '.[dev,train,serve,integrations]'
 	touch $(STAMP) $(TRAIN_STAMP)
 
 # the bench extra (OpenSpiel, wheels only) is optional: where it does not install, the engine
@@ -60,7 +60,7 @@ $(BENCH_STAMP): $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not rllib"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -27,6 +27,12 @@ def state_space_for(adapter: GameAdapter) -> spaces.Box:
     return spaces.Box(-1.0, 1.0, (adapter.state_size(),), np.float32)
 
 
+#: where the AEC and parallel envs put the action mask: in the observation dict (PettingZoo's
+#: convention, the default) or in ``infos[agent][mask key]`` beside a bare ``Box`` observation
+#: (for wrappers that refuse Dict observations: SuperSuit's vector envs, frame stacking, ...)
+MASK_IN = ("observation", "info")
+
+
 class EnvCommon:
     """What the AEC and parallel envs share: setup, spaces, ``state()`` and rendering."""
 
@@ -36,17 +42,26 @@ class EnvCommon:
     metadata: dict[str, Any]
     _viewer: Any = None
 
+    #: keywords of the env class itself (not of the game's ``make_adapter``)
+    view_options: tuple[str, ...] = ("mask_in",)
+
     def _setup(self, adapter: GameAdapter, render_mode: str | None, on_illegal: str,
-               auto_play: bool) -> None:
+               auto_play: bool, mask_in: str = "observation") -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in "
                              f"{self.metadata['render_modes']}")
+        if mask_in not in MASK_IN:
+            raise ValueError(f"mask_in {mask_in!r} is not one of {', '.join(MASK_IN)}")
         self.adapter = adapter
         self.render_mode = render_mode
         self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
         self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = adapter.observation_space()
+        #: True: observations are the bare ``observation`` entry, masks are in the infos
+        self._mask_in_info = mask_in == "info"
+        if self._mask_in_info:
+            obs_space = obs_space["observation"]
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         act_space = adapter.action_space()
         self.action_spaces = {a: act_space for a in self.possible_agents}
@@ -56,7 +71,8 @@ class EnvCommon:
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The same Dict space for every agent (``adapter.observation_space()``)."""
+        """The same space for every agent: ``adapter.observation_space()`` (a Dict), or its
+        ``observation`` entry with ``mask_in="info"``."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
@@ -108,9 +124,10 @@ class TabletopAECEnv(EnvCommon, AECEnv):
                 "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = False) -> None:
+                 on_illegal: str = "raise", auto_play: bool = False,
+                 mask_in: str = "observation") -> None:
         super().__init__()
-        self._setup(adapter, render_mode, on_illegal, auto_play)
+        self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; the same seed and actions give the same trajectory."""
@@ -126,11 +143,14 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         self._rewards_zero = True  # every value in self.rewards is 0.0
         self._select()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The agent's encoded observation and action mask (new arrays at every call; the
-        mask's key is ``adapter.mask_key``)."""
+        mask's key is ``adapter.mask_key``); with ``mask_in="info"`` the observation alone,
+        the mask being in ``infos[agent]``."""
         seat = self._index[agent]
         session = self.session
+        if self._mask_in_info:
+            return session.observation(seat)
         return {"observation": session.observation(seat), self._mask_key: session.mask(seat)}
 
     def step(self, action: Any) -> None:
@@ -170,6 +190,10 @@ class TabletopAECEnv(EnvCommon, AECEnv):
             self.render()
 
     def _select(self) -> None:
+        if self._mask_in_info:
+            key, session = self._mask_key, self.session
+            for a in self.agents:
+                self.infos[a][key] = session.mask(self._index[a])
         deciders = self.session.deciders()
         if not deciders:  # the game is over
             self._deads_step_first()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from pettingzoo import ParallelEnv
 
 from tabletop.env_aec import EnvCommon
@@ -23,8 +22,9 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
                 "render_fps": 4}
 
     def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = False) -> None:
-        self._setup(adapter, render_mode, on_illegal, auto_play)
+                 on_illegal: str = "raise", auto_play: bool = False,
+                 mask_in: str = "observation") -> None:
+        self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 
     def reset(self, seed: int | None = None,
               options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
@@ -32,11 +32,18 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
         self.session.reset(seed)
         self.session.take_rewards()
         self.agents = self.possible_agents[:]
-        return self._observations(), {a: {} for a in self.agents}
+        infos: dict[str, dict] = {a: {} for a in self.agents}
+        return self._observations(infos), infos
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+    def _observations(self, infos: dict[str, dict]) -> dict[str, Any]:
+        """Every live agent's observation (with ``mask_in="info"``: the bare observation,
+        its mask put in ``infos``)."""
         st = self.session.state
         key = self._mask_key
+        if self._mask_in_info:
+            for a in self.agents:
+                infos[a][key] = self.session.mask(self._index[a])
+            return {a: self.adapter.encode(st, self._index[a]) for a in self.agents}
         return {
             a: {"observation": self.adapter.encode(st, self._index[a]),
                 key: self.session.mask(self._index[a])}
@@ -50,11 +57,11 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
         rewards_arr = self.session.take_rewards()
         done = self.session.done
         trunc = self.session.truncated
-        obs = self._observations()
+        infos: dict[str, dict] = {a: {} for a in self.agents}
+        obs = self._observations(infos)
         rewards = {a: float(rewards_arr[self._index[a]]) for a in self.agents}
         terminations = {a: done and not trunc for a in self.agents}
         truncations = {a: trunc for a in self.agents}
-        infos: dict[str, dict] = {a: {} for a in self.agents}
         for seat in self.session.substituted:
             infos[self.possible_agents[seat]]["substituted"] = True
         if done:
