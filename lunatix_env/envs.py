@@ -217,7 +217,8 @@ class raw_env(_LunatixOptions, TabletopAECEnv):  # noqa: N801 - PettingZoo namin
     ``config`` (env YAML path, :class:`EnvConfig` or :class:`RulesConfig`), ``turn_around``,
     ``four_opening_pit``, ``track`` and ``decks`` (paths relative to ``configs/lunatix``),
     ``auto_play`` (auto-play decisions with one legal action), ``shaping``
-    (``{"progress": w, "damage": w}``).
+    (``{"progress": w, "damage": w}``), ``mask_in`` (``"observation"``: the Dict below;
+    ``"info"``: the ``observation`` Box alone, the mask in ``infos[agent]["action_mask"]``).
     """
 
     metadata = {**TabletopAECEnv.metadata, "name": ENV_NAME}

@@ -507,7 +507,8 @@ class raw_env(_RyderzOptions, TabletopAECEnv):  # noqa: N801 - PettingZoo naming
     ``render_mode`` (ansi, rgb_array, human), ``on_illegal`` (raise, penalty,
     random_legal), ``max_rounds`` (round limit), ``shaping`` (``{"prizms": w, "crash": w}``),
     ``auto_play`` (auto-play decisions with one legal action), ``config`` (env YAML path,
-    :class:`EnvConfig` or the engine's ``RulesConfig``).
+    :class:`EnvConfig` or the engine's ``RulesConfig``), ``mask_in`` (``"observation"``: the
+    Dict below; ``"info"``: the ``observation`` Box alone, the mask in ``infos[agent]``).
     """
 
     metadata = {**TabletopAECEnv.metadata, "name": ENV_NAME}
