@@ -30,6 +30,8 @@ from tabletop.records import GameRecord
 MASK_CACHE = 256
 #: mixed with a game's seed into the seeds of its bot seats (apart from the chance draws)
 BOT_SEED_KEY = 0xB07
+#: mixed with the last ``reset(seed)`` into the stream of the seeds of seedless resets
+SEED_STREAM_KEY = 0x5EED
 
 
 def is_bot(obj: Any) -> bool:
@@ -216,6 +218,8 @@ class GameSession:
         self.n = adapter.num_players
         self.state: State = adapter.game.new_initial_state(0)
         self.rng = np.random.default_rng(0)
+        #: where ``reset(None)`` takes its game seeds (set by the last ``reset(seed)``)
+        self._seed_stream: np.random.Generator | None = None
         self.record = GameRecord(game=adapter.env_name, config={}, seed=None)
         self.buffer: dict[int, Any] = {}
         self.forced_end = False
@@ -244,9 +248,17 @@ class GameSession:
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
-        """Start a new game; ``seed`` fixes every chance outcome of the session."""
+        """Start a new game; ``seed`` fixes every chance outcome of the game. ``None`` draws
+        the game's seed from the stream of the last seed given (Gymnasium's convention:
+        ``reset(seed=s)`` then ``reset()``, ``reset()``, ... repeats exactly), or from OS
+        entropy when no seed was ever given."""
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
+            if self._seed_stream is None:
+                self._seed_stream = np.random.default_rng(
+                    [np.random.SeedSequence().entropy, SEED_STREAM_KEY])
+            seed = int(self._seed_stream.integers(2**63))
+        else:
+            self._seed_stream = np.random.default_rng([seed, SEED_STREAM_KEY])
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)

@@ -130,3 +130,24 @@ def test_aec_metadata_says_it_cannot_be_converted_and_the_native_parallel_env_ca
     par = e.parallel_env(num_players=2)
     # the native parallel env round-trips through PettingZoo's converters unchanged
     assert aec_to_parallel(parallel_to_aec(par)) is par
+
+
+@pytest.mark.parametrize("name", registry.names())
+@pytest.mark.parametrize("api", ["aec", "parallel"])
+def test_seedless_resets_continue_the_stream_of_the_last_seed(name: str, api: str) -> None:
+    # Gymnasium's convention, which collectors rely on: reset(seed=s), then reset() ...
+    e = registry.get(name)
+
+    def seeds(first: int | None, n: int = 3) -> list[int]:
+        env = (e.aec_env if api == "aec" else e.parallel_env)(num_players=2)
+        env.reset(seed=first)
+        out = [env.unwrapped.record.seed]
+        for _ in range(n):
+            env.reset()
+            out.append(env.unwrapped.record.seed)
+        return out
+
+    a, b = seeds(7), seeds(7)
+    assert a == b and a[0] == 7 and len(set(a)) == len(a)
+    assert seeds(8)[1:] != a[1:]
+    assert seeds(None)[0] != seeds(None)[0]  # never seeded: OS entropy
