@@ -7,6 +7,8 @@
 #              picks any config (configs/train/<game>_vs_random.yaml: against random players)
 # make test  - create .venv if needed, install the project with its dev, train, serve and
 #              integrations extras, run ruff + pytest (the RLlib tests excepted: make test-rllib)
+# make test-rllib - create .venv-rllib (Ray pins its own gymnasium) with the dev and
+#              distributed extras, run the RLlib tests (tests/integrations/, marker rllib)
 # make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
 #              the shipped `trained` bots and the agents of `make train` where
 #              runs/<game>_maskppo/ exists); resumes
@@ -19,6 +21,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 TRAIN_STAMP := $(VENV)/.installed-train
 BENCH_STAMP := $(VENV)/.installed-bench
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
 SEED ?= 0
 GAME ?= lunatix
 comma := ,
@@ -32,7 +36,7 @@ MCTS_RYDERZ ?= mcts:sims=30,depth=0,prior=heuristic,norm=1,mcts:sims=100,depth=0
 MCTS_LUNATIX ?= mcts:sims=60,depth=0,prior=heuristic,norm=1,mcts:sims=200,depth=0,prior=heuristic,norm=1
 ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARENA_PROCESSES) --resume
 
-.PHONY: train test play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts clean
+.PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train --config $(TRAIN_CONFIG) $(if $(PLAYERS),--players $(PLAYERS)) \
@@ -61,6 +65,15 @@ $(BENCH_STAMP): $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not rllib"
+
+$(RLLIB_STAMP): pyproject.toml
+	test -x $(RLLIB_VENV)/bin/python || $(PY) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[dev,distributed]'
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -m rllib tests/integrations/test_rllib*.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -92,4 +105,4 @@ bench-ryderz-env: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_env.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache .hypothesis

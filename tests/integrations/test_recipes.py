@@ -42,6 +42,7 @@ def test_the_page_has_a_recipe_per_tool() -> None:
     for tool in ("gymnasium.make_vec", "MaskablePPO", "SubprocVecEnv", "supersuit",
                  "tianshou", "torchrl"):
         assert tool in text, f"docs/integrations.md has no recipe using {tool}"
+    assert recipes("python rllib"), "docs/integrations.md has no RLlib recipe"
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
