@@ -1,7 +1,7 @@
 """Training throughput of RLlib's PPO (new API stack, ``tabletop.env_rllib`` and
 ``train.rllib_module``) beside sb3-contrib's MaskablePPO on the same game, in one run.
 
-``/tmp/vray/bin/python bench/bench_rllib_throughput.py [--game lunatix] [--players 2]
+``.venv-rllib/bin/python bench/bench_rllib_throughput.py [--game lunatix] [--players 2]
 [--iterations 4] [--batch 1024] [--sb3-python .venv/bin/python] [--json out.json]``
 
 Both train the same MLP (``--hiddens``, actor and critic apart, tanh) with the same rollout
