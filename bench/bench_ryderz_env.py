@@ -20,7 +20,7 @@ Launch Point position drawn uniformly in [-1, 1]).
    not installed): the same loop over ``observation["action_mask"]``.
 5. **split**: one more vector-mode run with timers around the vector encoder, reported as
    microseconds per step: the encoder, everything else (engine, env, wrapper, loop), and the
-   rays (the encoder casts them in one compiled call with other work, so they are cast once
+   rays (the encoder casts them in its own compiled call, ``raycast.cast``; they are cast once
    more on their own after each encoding and timed there). The timers cost a little; the
    split is for proportions.
 
@@ -80,9 +80,8 @@ def ryderz(**options: Any) -> tuple[Callable[[], Any], Callable[[Any, np.random.
 def split(seconds: float, seed: int) -> dict[str, float]:
     """Microseconds per vector-mode step: the encoder, and within it the rays, the rest.
 
-    The encoder casts its rays inside one compiled call with the recent pieces, so the rays
-    are timed by casting them once more, on their own, right after each encoding (that second
-    cast is not counted in the step time)."""
+    The rays are timed by casting them once more, on their own, right after each encoding
+    (that second cast is not counted in the step time)."""
     make, pick = ryderz()
     env = make()
     vector = env.unwrapped.adapter.vector

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ryderz_env.raycast import GRAZE, cast, cast_into, directions, extend, finish, place
+from ryderz_env.raycast import GRAZE, cast, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
@@ -52,6 +52,7 @@ LAZER_CACHE = 512
 #: rays on a polygon table, where that frame's point lies on an edge (or just inside it, at a
 #: seat on a corner)
 EDGE_INSET = 1e-6
+_NO_ANGLES = np.zeros(0)
 
 
 def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
@@ -82,10 +83,16 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -
     n_ends = chords.shape[1] if n_ends is None else n_ends
     out = np.empty(n_rays)
     ox, oy = rays[:, n_rays].tolist()
-    cast(np.ascontiguousarray(rays[:, :n_rays]), ox, oy,
-         (np.ascontiguousarray(chords[:, :n_ends]),), 0,
-         np.ascontiguousarray(chords[:, n_ends:]), 0.0, out)
+    cast_into(out, 0, (_NO_ANGLES, 0.0, ox, oy, np.ascontiguousarray(chords), n_ends, 0.0,
+                       _NO_ANGLES, np.ascontiguousarray(rays[:, :n_rays])), 0.0)
     return out
+
+
+def cast_into(out: np.ndarray, at: int, args: tuple, scale: float) -> None:
+    """:func:`ryderz_env.raycast.cast` into ``out`` from ``at``; ``args``: its arguments from
+    ``angles`` to ``edge_dist``, then ``dirs``."""
+    *head, dirs = args
+    cast(out, at, *head, scale, dirs)
 
 
 def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
@@ -243,16 +250,17 @@ class VectorEncoder:
                       for s in self._seat_orders[seat]]
         fr = self.frame(state, seat)
         dist = np.empty(self.num_rays)
-        cast_into(dist, 0, directions(fr.h, self.ray_angles),
-                  *self._cast_args(state, seat, fr, tables), self.ray_range)
+        cast_into(dist, 0, self._cast_args(state, seat, fr, tables), self.ray_range)
         return dist
 
     def _cast_args(self, state: State, seat: int, fr: Pose,
                    tables: list[LazerTables | None]) -> tuple:
-        """What :func:`ryderz_env.raycast.cast` needs besides the ray directions and its
-        output: the origin, the capsule tables, how many of the observer's last ones to leave
-        out, the table's edges and radius; and the distances to a non-convex table's edge
-        (else ``inf``)."""
+        """What :func:`ryderz_env.raycast.cast` needs besides its output and the scale (the
+        ``args`` of :func:`cast_into`): the ray angles and the heading, the origin, the
+        capsules (the seats' Lazers', the observer's without the piece it sits on, then a
+        convex table's edges), how many of them have round ends, the table's radius, the
+        distances to a non-convex table's edge (else ``inf``), and on such a table the ray
+        directions (else None: the kernel turns the angles itself)."""
         me = state.players[seat]
         tb = self.game.table
         if me.head is not None:
@@ -261,18 +269,24 @@ class VectorEncoder:
             # (or just inside, at a corner seat), and from on an edge every ray would meet it at
             # once, so the rays start just inside
             ox, oy = fr.ahead(0.0 if tb.is_circle else EDGE_INSET)
-        no = self._no_chords
-        chords = tuple(no if t is None else t.chords for t in tables)
         own = tables[0]
-        # leave out the piece it sits on
-        skip = own.front if own is not None and me.head == me.lazer[-1].exit else 0
+        chords = [t.chords for t in tables if t is not None]
+        if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
+            chords[0] = chords[0][:, :chords[0].shape[1] - own.front]
+        n_ends = sum(c.shape[1] for c in chords)
         # a convex table's edges are capsules of radius 0 too, seen from inside it
-        fold = self._edge_table is not None
-        edge_dist = self._no_edge_dist
-        if not (fold or tb.is_circle):
-            edge_dist = self._edge_distances(directions(fr.h, self.ray_angles), ox, oy)
-        return (ox, oy, chords, skip, self._edge_table if fold else no,
-                tb.radius if tb.is_circle else 0.0, edge_dist)
+        if self._edge_table is not None:
+            chords.append(self._edge_table)
+        dirs, edge_dist = None, self._no_edge_dist
+        if not (self._edge_table is not None or tb.is_circle):
+            dirs = directions(fr.h, self.ray_angles)
+            edge_dist = self._edge_distances(dirs, ox, oy)
+        if len(chords) > 1:
+            table = np.concatenate(chords, axis=1)
+        else:  # (contiguous, as every call passes it: one compiled signature)
+            table = np.ascontiguousarray(chords[0]) if chords else self._no_chords
+        return (self.ray_angles, fr.h, ox, oy, table, n_ends, tb.radius if tb.is_circle else 0.0,
+                edge_dist, dirs)
 
     def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
         """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
@@ -364,12 +378,12 @@ class VectorEncoder:
                                        strict=False)]
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
-        # the poses, Prizms, rays and recent pieces moved into the observer's frame, and the
-        # clip to [-1, 1], in one compiled call
+        # the rays, then the poses, Prizms and recent pieces moved into the observer's frame,
+        # and the clip to [-1, 1], in two compiled calls
+        cast_into(vec, self._head_size, self._cast_args(state, seat, fr, tables), self.ray_range)
         no = self._no_recent
         finish(vec, np.array((fx, fy, fh, k)), np.array(heads, dtype=float).reshape(-1, 4),
                others_at, self._other_size, np.array(prizms, dtype=float).reshape(-1, 4), i,
-               6 + n, n, self._head_size, self.ray_angles,
-               *self._cast_args(state, seat, fr, tables), self.ray_range,
-               tuple(no if t is None else t.recent for t in tables))
+               6 + n, n, np.concatenate([no if t is None else t.recent for t in tables]),
+               self._head_size + self.num_rays)
         return vec

@@ -11,6 +11,19 @@ the numpy expressions they replace: no fast-math, so no reassociation or fused m
 The capsule table layout is ``encode.chord_table``'s: rows nx, ux, ny, uy (unit normal
 n = (-uy, ux) and direction u of the chord a -> b), n.a, u.a + L/2, L/2, r, ax, bx, ay, by,
 r^2, r^2.
+
+What it costs to compile matters as much as what it costs to run: a process whose numba cache
+is empty (a fresh install, a CI run, a worker without a writable cache) compiles every kernel
+it calls on its first call, about a millisecond per statement of numba's IR. So an
+environment step calls three kernels (:func:`cast`, :func:`finish`, :func:`extend`), each one
+flat function: numba compiles a kernel called from another on its own, then optimizes and
+links its code again inside the caller's, so kernels calling kernels (as these did) paid for
+the ray cast three times. They take plain arrays, whatever the number of players (a tuple of
+arrays is a new type, so a new compile, for each length), read the capsule table by row
+views (one index per access: less code than two), and assign no array slices (each pulls in
+the code of numba's message for mismatched shapes: string formatting, seconds to compile). A
+mode compiles only what it calls (the ray directions of a non-convex table, ``cast_rays``:
+their own specializations). ``bench/bench_ryderz_coldstart.py`` measures the cold start.
 """
 
 from __future__ import annotations
@@ -28,16 +41,20 @@ BOUND_MARGIN = 1e-7
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...], skip: int,
-         edges: np.ndarray, circle: float, out: np.ndarray) -> None:  # pragma: no cover
-    """For each unit direction (``dirs``, (2, R)), write to ``out`` (R,) the distance from
-    the origin (``ox``, ``oy``) to the first capsule, ``inf`` where it meets none; all 0 when
-    the origin lies inside a capsule. The capsules: those of ``tables`` (``chord_table``s;
-    the first without its last ``skip``), and the segments (capsules of radius 0 without
+def cast(out: np.ndarray, at: int, angles: np.ndarray, h: float, ox: float, oy: float,
+         chords: np.ndarray, n_ends: int, circle: float, edge_dist: np.ndarray, scale: float,
+         dirs: np.ndarray | None = None) -> None:  # pragma: no cover - compiled
+    """Cast rays from the origin (``ox``, ``oy``) and write, from ``out[at]``, per ray the
+    distance to the first capsule met (``inf`` where none; all 0 when the origin lies inside a
+    capsule); with ``scale`` > 0, that distance no further than ``edge_dist`` (per ray) and
+    ``scale``, as a fraction of ``scale`` (the observation's ray block).
+
+    The rays: the unit directions ``dirs`` (2, R), or without ``dirs`` the R directions at
+    ``angles`` from heading ``h``. The capsules: the ``chords`` table's columns,
+    the first ``n_ends`` with round ends; the others are segments (capsules of radius 0 without
     round ends, reaching ``GRAZE`` past their ends so that a ray through a corner meets the
-    table there) of ``edges``, a convex polygon table's edges. ``circle`` > 0 is the radius of a
-    round table centred on the origin of coordinates, whose edge the rays meet too (from
-    inside it).
+    table there: a convex polygon table's edges). ``circle`` > 0 is the radius of a round
+    table centred on the origin of coordinates, whose edge the rays meet too (from inside it).
 
     Both long sides of a capsule are one test: where the ray enters the slab ``|n.(p - a)| <=
     r`` from the origin's side, if there ``0 <= u.(p - a) <= L``. An origin inside a slab gets
@@ -50,37 +67,49 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
     ray crosses, an end disc whose outline does has its hit without the clamp that drops discs
     behind the origin, and whether the origin is inside a capsule is decided by projecting it
     on the chord.
+
+    Compiled once per kind of call: with ``dirs`` None (the observation on a round or convex
+    table: the kernel turns the angles itself), the code for given directions is left out, and
+    the other way round.
     """
-    n_ends = 0
-    for i in range(len(tables)):
-        n_ends += tables[i].shape[1] - (skip if i == 0 else 0)
-    chords = np.empty((14, n_ends + edges.shape[1]))
-    at = 0
-    for i in range(len(tables)):
-        t = tables[i]
-        w = t.shape[1] - (skip if i == 0 else 0)
-        chords[:, at:at + w] = t[:, :w]
-        at += w
-    chords[:, at:] = edges
+    n_rays = angles.shape[0] if dirs is None else dirs.shape[1]
     n_ch = chords.shape[1]
-    n_rays = dirs.shape[1]
-    m0 = np.empty(n_ch)  # -n.(o - a)
-    nsm = np.empty(n_ch)  # L/2 - u.(o - a)
-    g = np.empty(n_ch)  # how far the origin lies outside the slab
-    lined = np.empty(n_ch, dtype=np.bool_)
+    # the table's rows (row views: each access one index, not two, which keeps the compiled
+    # code small, and so its compile time)
+    nx = chords[0]
+    ux = chords[1]
+    ny = chords[2]
+    uy = chords[3]
+    na = chords[4]
+    ua = chords[5]
+    half = chords[6]
+    rad = chords[7]
+    ax = chords[8]
+    bx = chords[9]
+    ay = chords[10]
+    by = chords[11]
+    # per capsule: -n.(o - a), L/2 - u.(o - a), how far the origin lies outside the slab, and
+    # (below) its bounding circle's centre from the origin and radius
+    cap = np.empty((6, n_ch))
+    m0 = cap[0]
+    nsm = cap[1]
+    g = cap[2]
+    wx = cap[3]
+    wy = cap[4]
+    rr = cap[5]
     near = False  # the origin within GRAZE of some capsule's outline (or inside one)
     for j in range(n_ch):
-        m0[j] = chords[4, j] - (ox * chords[0, j] + oy * chords[2, j])
-        nsm[j] = chords[5, j] - (ox * chords[1, j] + oy * chords[3, j])
-        g[j] = abs(m0[j]) - chords[7, j]
-        lined[j] = abs(g[j]) < GRAZE
-        if max(abs(nsm[j]) - chords[6, j], g[j]) < GRAZE:
+        m0[j] = na[j] - (ox * nx[j] + oy * ny[j])
+        nsm[j] = ua[j] - (ox * ux[j] + oy * uy[j])
+        g[j] = abs(m0[j]) - rad[j]
+        a = abs(nsm[j]) - half[j]
+        if (g[j] if g[j] > a else a) < GRAZE:  # (max(a, g), as numba's max)
             near = True
     # the ends, a then b of each capsule: v - o and |v - o|^2 - r^2
-    n_v = 2 * n_ends
-    cx = np.empty(n_v)
-    cy = np.empty(n_v)
-    e = np.empty(n_v)
+    end = np.empty((3, 2 * n_ends))
+    cx = end[0]
+    cy = end[1]
+    e = end[2]
     for j in range(n_ends):
         for k in range(2):
             v = 2 * j + k
@@ -89,132 +118,100 @@ def cast(dirs: np.ndarray, ox: float, oy: float, tables: tuple[np.ndarray, ...],
             e[v] = (cx[v] * cx[v] + cy[v] * cy[v]) - chords[12, j]
             if e[v] < GRAZE:
                 near = True
-    if near and _inside(ox, oy, chords):
-        out[:] = 0.0
-        return
+    inside = False  # whether the origin lies within its radius of some capsule's chord
+    if near:
+        for j in range(n_ch):
+            pax, pay = ax[j] - ox, ay[j] - oy
+            pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
+            length = math.hypot(pex, pey)
+            inv = 1.0 / (1e-12 if 1e-12 > length else length)
+            pux, puy = pex * inv, pey * inv
+            proj = -(pax * pux + pay * puy)
+            proj = 0.0 if 0.0 > proj else proj
+            proj = length if length < proj else proj
+            if math.hypot(pax + proj * pux, pay + proj * puy) < rad[j]:
+                inside = True
+                break
     # each capsule's bounding circle, seen from the origin: a ray that passes it by, or
     # whose best hit so far is nearer than the circle, need not test the capsule (every
     # point a test can find lies on the capsule, so within the circle; the margin covers
     # rounding)
-    wx = np.empty(n_ch)
-    wy = np.empty(n_ch)
-    rr = np.empty(n_ch)
     for j in range(n_ch):
-        wx[j] = (chords[8, j] + chords[9, j]) * 0.5 - ox
-        wy[j] = (chords[10, j] + chords[11, j]) * 0.5 - oy
-        rr[j] = chords[6, j] + chords[7, j] + BOUND_MARGIN
+        wx[j] = (ax[j] + bx[j]) * 0.5 - ox
+        wy[j] = (ay[j] + by[j]) * 0.5 - oy
+        rr[j] = half[j] + rad[j] + BOUND_MARGIN
     for k in range(n_rays):
-        dx, dy = dirs[0, k], dirs[1, k]
-        best = np.inf
-        for j in range(n_ch):
-            along = dx * wx[j] + dy * wy[j]
-            if along < -rr[j] or along - rr[j] > best or abs(dx * wy[j] - dy * wx[j]) > rr[j]:
-                continue
-            if lined[j]:
-                t = _sides_by_line(dx, dy, ox, oy, chords, j)
+        best = 0.0
+        if not inside:
+            if dirs is None:
+                a = h + angles[k]
+                dx, dy = math.cos(a), math.sin(a)
             else:
-                dn = dx * chords[0, j] + dy * chords[2, j]
-                du = dx * chords[1, j] + dy * chords[3, j]
-                t = math.copysign(g[j], m0[j]) / dn  # where the ray enters the slab
-                # (a table's edge reaches GRAZE past its corners: a ray through a corner
-                # meets one of the two edges there, whatever the rounding)
-                half = chords[6, j] if j < n_ends else chords[6, j] + GRAZE
-                if not (t >= 0.0 and not abs(t * du - nsm[j]) > half):
+                dx, dy = dirs[0, k], dirs[1, k]
+            best = np.inf
+            for j in range(n_ch):
+                along = dx * wx[j] + dy * wy[j]
+                if along < -rr[j] or along - rr[j] > best or abs(dx * wy[j] - dy * wx[j]) > rr[j]:
+                    continue
+                if abs(g[j]) < GRAZE:  # its side line passes by the origin
+                    # its two long sides, each a segment the ray crosses
+                    pax, pay = ax[j] - ox, ay[j] - oy
+                    pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
+                    length = math.hypot(pex, pey)
+                    inv = 1.0 / (1e-12 if 1e-12 > length else length)
+                    pux, puy = pex * inv, pey * inv
+                    r = rad[j]
+                    denom = dx * puy - dy * pux
                     t = np.inf
-            if t < best:
-                best = t
-            if j >= n_ends:
-                continue
-            for v in range(2 * j, 2 * j + 2):
-                bb = dx * cx[v] + dy * cy[v]
-                if e[v] < GRAZE:  # |c - t d| = r from on (or in) the disc's outline
-                    disc = bb * bb - e[v]
-                    if disc >= 0.0:
-                        t = bb - math.sqrt(disc)
-                        if 0.0 <= t < best:
-                            best = t
-                elif bb > 0.0:  # a disc behind the origin is not met
-                    disc = bb * bb - e[v]
-                    if disc >= 0.0:
-                        t = bb - math.sqrt(disc)
-                        if t < best:
-                            best = t
-        if circle > 0.0:  # |o + t d| = R, the root ahead
-            b = dx * ox + dy * oy
-            root = b * b - ((ox * ox + oy * oy) - circle * circle)
-            t = math.sqrt(max(root, 0.0)) - b
-            if t < best:
-                best = t
-        out[k] = best
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def _sides_by_line(dx: float, dy: float, ox: float, oy: float, chords: np.ndarray,
-                   j: int) -> float:  # pragma: no cover - compiled
-    """The nearest hit of the ray on the two long sides of capsule ``j``, each side a
-    segment the ray crosses; ``inf`` where none."""
-    ax, ay = chords[8, j] - ox, chords[10, j] - oy
-    ex, ey = (chords[9, j] - ox) - ax, (chords[11, j] - oy) - ay
-    length = math.hypot(ex, ey)
-    inv = 1.0 / max(length, 1e-12)
-    ux, uy = ex * inv, ey * inv
-    r = chords[7, j]
-    denom = dx * uy - dy * ux
-    best = np.inf
-    for sign in (-1.0, 1.0):  # the sides p = a -+ r n, n = (-uy, ux)
-        px = ax + sign * r * uy
-        py = ay - sign * r * ux
-        t = (px * uy - py * ux) / denom
-        s = (px * dy - py * dx) / denom
-        if t >= 0.0 and 0.0 <= s <= length and t < best:
-            best = t
-    return best
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def _inside(ox: float, oy: float, chords: np.ndarray) -> bool:  # pragma: no cover - compiled
-    """Whether the origin lies within its radius of some capsule's chord."""
-    for j in range(chords.shape[1]):
-        ax, ay = chords[8, j] - ox, chords[10, j] - oy
-        ex, ey = (chords[9, j] - ox) - ax, (chords[11, j] - oy) - ay
-        length = math.hypot(ex, ey)
-        inv = 1.0 / max(length, 1e-12)
-        ux, uy = ex * inv, ey * inv
-        proj = min(max(-(ax * ux + ay * uy), 0.0), length)
-        if math.hypot(ax + proj * ux, ay + proj * uy) < chords[7, j]:
-            return True
-    return False
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def place(local: np.ndarray, pts: np.ndarray, x: float, y: float,
-          h: float) -> np.ndarray:  # pragma: no cover - compiled (covered through the encoder)
-    """The capsule table of a piece at pose (``x``, ``y``, ``h``), from the table ``local``
-    of its capsules in its own frame and their chords' points ``pts`` ((k + 1, 2)): normals
-    and directions turned, the offsets moved, the ends at the world points."""
-    c, s = math.cos(h), math.sin(h)
-    k = local.shape[1]
-    out = np.empty((14, k))
-    for j in range(k):
-        nx = c * local[0, j] - s * local[2, j]
-        ny = s * local[0, j] + c * local[2, j]
-        ux = c * local[1, j] - s * local[3, j]
-        uy = s * local[1, j] + c * local[3, j]
-        out[0, j], out[1, j], out[2, j], out[3, j] = nx, ux, ny, uy
-        out[4, j] = local[4, j] + (nx * x + ny * y)  # n.(R a + t) = n_local.a_local + n.t
-        out[5, j] = local[5, j] + (ux * x + uy * y)
-        for row in (6, 7, 12, 13):
-            out[row, j] = local[row, j]
-        for end in range(2):
-            px, py = pts[j + end, 0], pts[j + end, 1]
-            out[8 + end, j] = x + (c * px - s * py)
-            out[10 + end, j] = y + (s * px + c * py)
-    return out
+                    for side in range(2):  # the sides p = a -+ r n, n = (-uy, ux)
+                        sign = -1.0 if side == 0 else 1.0
+                        px = pax + sign * r * puy
+                        py = pay - sign * r * pux
+                        ts = (px * puy - py * pux) / denom
+                        s = (px * dy - py * dx) / denom
+                        if ts >= 0.0 and 0.0 <= s <= length and ts < t:
+                            t = ts
+                else:
+                    dn = dx * nx[j] + dy * ny[j]
+                    du = dx * ux[j] + dy * uy[j]
+                    t = math.copysign(g[j], m0[j]) / dn  # where the ray enters the slab
+                    # (a table's edge reaches GRAZE past its corners: a ray through a corner
+                    # meets one of the two edges there, whatever the rounding)
+                    reach = half[j] if j < n_ends else half[j] + GRAZE
+                    if not (t >= 0.0 and not abs(t * du - nsm[j]) > reach):
+                        t = np.inf
+                if t < best:
+                    best = t
+                if j >= n_ends:
+                    continue
+                for v in range(2 * j, 2 * j + 2):
+                    bb = dx * cx[v] + dy * cy[v]
+                    # a disc behind the origin is not met (bb <= 0), unless the origin lies on
+                    # (or in) its outline: then |c - t d| = r for t >= 0
+                    on = e[v] < GRAZE
+                    if on or bb > 0.0:
+                        disc = bb * bb - e[v]
+                        if disc >= 0.0:
+                            t = bb - math.sqrt(disc)
+                            if t < best and (t >= 0.0 or not on):
+                                best = t
+            if circle > 0.0:  # |o + t d| = R, the root ahead
+                b = dx * ox + dy * oy
+                root = b * b - ((ox * ox + oy * oy) - circle * circle)
+                t = math.sqrt(0.0 if 0.0 > root else root) - b
+                if t < best:
+                    best = t
+        if scale > 0.0:  # min(min(best, edge), scale) / scale, as numba's min
+            best = edge_dist[k] if edge_dist[k] < best else best
+            out[at + k] = (scale if scale < best else best) / scale
+        else:
+            out[at + k] = best
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
 def directions(h: float, angles: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """The unit ray directions (2, R) at ``angles`` from heading ``h``."""
+    """The unit ray directions (2, R) at ``angles`` from heading ``h`` (as :func:`cast`
+    turns them)."""
     dirs = np.empty((2, angles.shape[0]))
     for r in range(angles.shape[0]):
         a = h + angles[r]
@@ -223,69 +220,57 @@ def directions(h: float, angles: np.ndarray) -> np.ndarray:  # pragma: no cover 
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def cast_into(out: np.ndarray, at: int, dirs: np.ndarray, ox: float, oy: float,
-              tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
-              edge_dist: np.ndarray, ray_range: float) -> None:  # pragma: no cover - compiled
-    """:func:`cast`, each distance also no further than ``edge_dist`` and ``ray_range``, written
-    to ``out`` from ``at`` as fractions of ``ray_range`` (the observation's ray block)."""
-    dist = np.empty(dirs.shape[1])
-    cast(dirs, ox, oy, tables, skip, edges, circle, dist)
-    for r in range(dirs.shape[1]):
-        out[at + r] = min(min(dist[r], edge_dist[r]), ray_range) / ray_range
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True)
 def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: int,
            others_stride: int, prizms: np.ndarray, prizms_at: int, prizms_stride: int,
-           n: int, rays_at: int, angles: np.ndarray, ox: float, oy: float,
-           tables: tuple[np.ndarray, ...], skip: int, edges: np.ndarray, circle: float,
-           edge_dist: np.ndarray, ray_range: float,
-           recents: tuple[np.ndarray, ...]) -> None:  # pragma: no cover - compiled
+           n: int, recents: np.ndarray, recent_at: int) -> None:  # pragma: no cover
     """The parts of an observation vector (float32) that are arithmetic, in the observer's
     ``frame`` (x, y, heading, scale): the other seats' head poses (rows of ``others``:
     present, x, y, heading; at ``others_at``, one block per ``others_stride``); the Prizms
     (rows of ``prizms``: x, y, owner slot, locked; at ``prizms_at`` by ``prizms_stride``;
-    ``n`` seats); from ``rays_at`` the rays along ``angles`` from the frame's heading
-    (:func:`cast_into`), then per seat its recent pieces (rows of ``recents``: present, entry x and
-    y, exit x and y in table coordinates, is a Launch Point) with their points in the
-    observer's frame; then the whole vector clipped to [-1, 1]."""
+    ``n`` seats); from ``recent_at`` the recent pieces (rows of ``recents``, seat by seat:
+    present, entry x and y, exit x and y in table coordinates, is a Launch Point) with their
+    points in the observer's frame; then the whole vector (the rays, cast before, included)
+    clipped to [-1, 1]."""
     fx, fy, fh, k = frame[0], frame[1], frame[2], frame[3]
     c, sn = math.cos(fh), math.sin(fh)
     for j in range(others.shape[0]):
-        if others[j, 0] > 0.0:
+        row = others[j]
+        if row[0] > 0.0:
             b = others_at + j * others_stride
-            dx, dy = others[j, 1] - fx, others[j, 2] - fy
+            dx, dy = row[1] - fx, row[2] - fy
             vec[b] = 1.0
             vec[b + 1] = (c * dx + sn * dy) * k
             vec[b + 2] = (-sn * dx + c * dy) * k
-            vec[b + 3] = math.cos(others[j, 3] - fh)
-            vec[b + 4] = math.sin(others[j, 3] - fh)
+            vec[b + 3] = math.cos(row[3] - fh)
+            vec[b + 4] = math.sin(row[3] - fh)
     for j in range(prizms.shape[0]):
+        row = prizms[j]
         b = prizms_at + j * prizms_stride
-        dx, dy = prizms[j, 0] - fx, prizms[j, 1] - fy
+        dx, dy = row[0] - fx, row[1] - fy
         x, y = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
         vec[b], vec[b + 1], vec[b + 2] = 1.0, x, y
-        vec[b + 3] = min(1.0, math.hypot(x, y))
-        vec[b + 4 + int(prizms[j, 2])] = 1.0
-        vec[b + 5 + n] = prizms[j, 3]
-    cast_into(vec, rays_at, directions(fh, angles), ox, oy, tables, skip, edges, circle,
-              edge_dist, ray_range)
-    m = np.array([[c * k, -sn * k], [sn * k, c * k],
-                  [-(fx * c + fy * sn) * k, (fx * sn - fy * c) * k]])
-    i = rays_at + angles.shape[0]
-    for s in range(len(recents)):
-        rec = recents[s]
-        for j in range(rec.shape[0]):
-            w = rec[j, 0]  # present: the move applies to the points of pieces there are
-            vec[i] = w
-            for end in range(2):
-                x, y = rec[j, 1 + 2 * end], rec[j, 2 + 2 * end]
-                vec[i + 1 + 2 * end] = x * m[0, 0] + y * m[1, 0] + w * m[2, 0]
-                vec[i + 2 + 2 * end] = x * m[0, 1] + y * m[1, 1] + w * m[2, 1]
-            vec[i + 5] = rec[j, 5]
-            i += 6
-    for i in range(vec.shape[0]):
-        vec[i] = min(max(vec[i], -1.0), 1.0)
+        d = math.hypot(x, y)
+        vec[b + 3] = d if d < 1.0 else 1.0  # min(1.0, d), as numba's min
+        vec[b + 4 + int(row[2])] = 1.0
+        vec[b + 5 + n] = row[3]
+    # the move into the frame: (x, y, w) -> (x m00 + y m10 + w m20, x m01 + y m11 + w m21)
+    m00, m01, m10, m11 = c * k, -sn * k, sn * k, c * k
+    m20, m21 = -(fx * c + fy * sn) * k, (fx * sn - fy * c) * k
+    i = recent_at
+    for j in range(recents.shape[0]):
+        row = recents[j]
+        w = row[0]  # present: the move applies to the points of pieces there are
+        vec[i] = w
+        for end in range(2):
+            x, y = row[1 + 2 * end], row[2 + 2 * end]
+            vec[i + 1 + 2 * end] = x * m00 + y * m10 + w * m20
+            vec[i + 2 + 2 * end] = x * m01 + y * m11 + w * m21
+        vec[i + 5] = row[5]
+        i += 6
+    for i in range(vec.shape[0]):  # min(max(v, -1.0), 1.0), as numba's min and max
+        v = float(vec[i])
+        v = -1.0 if -1.0 > v else v
+        vec[i] = 1.0 if 1.0 < v else v
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
@@ -294,14 +279,48 @@ def extend(chords: np.ndarray, recent: np.ndarray, local: np.ndarray, pts: np.nd
            launch: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """A Lazer's tables (capsules and recent rows: see ``encode.LazerTables``) with one more
     element at the front, placed at (``x``, ``y``, ``h``) with its exit at (``ex``, ``ey``):
-    its capsules (:func:`place`) after the others, its row first."""
-    new = place(local, pts, x, y, h)
-    k = chords.shape[1]
-    out = np.empty((14, k + new.shape[1]))
-    out[:, :k] = chords
-    out[:, k:] = new
+    its capsules after the others, its row first.
+
+    The element's capsules come from the table ``local`` of its shape's capsules in its own
+    frame and their chords' points ``pts`` ((k + 1, 2)): normals and directions turned, the
+    offsets moved, the ends at the world points."""
+    c, s = math.cos(h), math.sin(h)
+    k0 = chords.shape[1]
+    k = local.shape[1]
+    out = np.empty((14, k0 + k))
+    for row in range(14):
+        for j in range(k0):
+            out[row, j] = chords[row, j]
+    for j in range(k):
+        at = k0 + j
+        nx = c * local[0, j] - s * local[2, j]
+        ny = s * local[0, j] + c * local[2, j]
+        ux = c * local[1, j] - s * local[3, j]
+        uy = s * local[1, j] + c * local[3, j]
+        out[0, at], out[1, at], out[2, at], out[3, at] = nx, ux, ny, uy
+        out[4, at] = local[4, j] + (nx * x + ny * y)  # n.(R a + t) = n_local.a_local + n.t
+        out[5, at] = local[5, j] + (ux * x + uy * y)
+        out[6, at], out[7, at] = local[6, j], local[7, j]
+        out[12, at], out[13, at] = local[12, j], local[13, j]
+        for end in range(2):
+            px, py = pts[j + end, 0], pts[j + end, 1]
+            out[8 + end, at] = x + (c * px - s * py)
+            out[10 + end, at] = y + (s * px + c * py)
     rec = np.empty_like(recent)
     rec[0, 0], rec[0, 1], rec[0, 2], rec[0, 3], rec[0, 4] = 1.0, x, y, ex, ey
     rec[0, 5] = 1.0 if launch else 0.0
-    rec[1:] = recent[:-1]
+    for j in range(1, recent.shape[0]):
+        for col in range(recent.shape[1]):
+            rec[j, col] = recent[j - 1, col]
     return out, rec
+
+
+_NO_CHORDS = np.zeros((14, 0))
+_NO_RECENT = np.zeros((1, 6))
+
+
+def place(local: np.ndarray, pts: np.ndarray, x: float, y: float, h: float) -> np.ndarray:
+    """The capsule table of a piece at pose (``x``, ``y``, ``h``), from the table ``local``
+    of its capsules in its own frame and their chords' points ``pts`` ((k + 1, 2))
+    (:func:`extend` from no capsules)."""
+    return extend(_NO_CHORDS, _NO_RECENT, local, pts, x, y, h, x, y, False)[0]

@@ -1,0 +1,168 @@
+"""The compiled kernels of the Lazer Ryderz observation, as made cheap to compile
+(``ryderz_env.raycast``; ``bench/bench_ryderz_coldstart.py`` measures the cold start):
+
+- the observations are those of the kernels before that work (a digest of seeded games);
+- the cast compiled for given ray directions agrees with the one for ray angles;
+- a cold process compiles each kernel of a first step once, whatever the number of players.
+
+After an intended change of the observation, print the new digests with
+``.venv/bin/python tests/test_ryderz_coldstart.py`` and review the change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from random_play import random_step  # noqa: E402
+
+import ryderz_env  # noqa: E402
+from ryderz_env.encode import VectorEncoder  # noqa: E402
+from ryderz_env.raycast import cast, directions  # noqa: E402
+from ryderz_env.rules import Game  # noqa: E402
+
+#: env options, seed and number of env steps of each digest: round, polygon (the rectangle's
+#: edges line up with pieces: the rare cases of the cast) and powers
+CASES = {
+    "2p": ({"num_players": 2}, 1, 400),
+    "3p_hexagon_powers": ({"num_players": 3, "table": "hexagon", "powers": True}, 2, 400),
+    "4p_rectangle": ({"num_players": 4, "table": "rectangle"}, 3, 400),
+}
+#: digests of the vector observations (every one that ``env.last()`` gave, and every seat's
+#: every 7 steps), values rounded to 6 decimals so that a last-bit difference of a C library
+#: (``cos``, ``hypot``) does not fail them; the same before and after the compile-time work
+DIGESTS = {
+    "2p": "46eb21e6d3bec26e590c",
+    "3p_hexagon_powers": "47de5dfa370b4a6d8616",
+    "4p_rectangle": "29634bea4757cdc6e574",
+}
+
+
+def observation_digest(options: dict[str, Any], seed: int, steps: int) -> str:
+    """A digest of the observations of a seeded random game of ``ryderz_env.env(**options)``
+    (games back to back until ``steps`` env steps)."""
+    env = ryderz_env.env(**options)
+    adapter = env.unwrapped.adapter
+    rng = np.random.default_rng(seed)
+    h = hashlib.sha256()
+
+    def feed(obs: dict[str, np.ndarray]) -> None:
+        h.update(np.round(obs["observation"].astype(np.float64), 6).tobytes())
+        h.update(np.ascontiguousarray(obs["action_mask"]).tobytes())
+
+    n, game = 0, seed
+    while n < steps:
+        env.reset(seed=game)
+        game += 1
+        for _agent in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            feed(obs)
+            n += 1
+            if n % 7 == 0:
+                for a in env.agents:
+                    feed(env.observe(a))
+            env.step(None if term or trunc else
+                     adapter.random_env_action(obs[adapter.mask_key], rng))
+            if n >= steps:
+                break
+    return h.hexdigest()[:20]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_observations_match_their_digest(name: str) -> None:
+    assert observation_digest(*CASES[name]) == DIGESTS[name]
+
+
+def test_a_cast_along_given_directions_equals_one_along_angles() -> None:
+    """The cast compiled for given ray directions (a non-convex table, ``cast_rays``) and the
+    one compiled for ray angles from the heading (the observation) agree, bit for bit, over
+    positions of random games on the rectangle (whose edges pieces line up with: the rare
+    grazing cases of the cast)."""
+    g = Game(num_players=4, table="rectangle")
+    enc = VectorEncoder(g)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(3):
+        s = g.new_initial_state(seed)
+        while not s.is_terminal():
+            if not s.is_chance_node():
+                for seat in range(g.num_players):
+                    tables = [enc._lazer_tables(s.players[q].lazer)
+                              for q in enc._seat_orders[seat]]
+                    *head, dirs = enc._cast_args(s, seat, enc.frame(s, seat), tables)
+                    assert dirs is None  # (a convex table)
+                    by_angles = np.full(enc.num_rays, -2.0)
+                    by_dirs = np.full(enc.num_rays, -3.0)
+                    cast(by_angles, 0, *head, enc.ray_range, None)
+                    cast(by_dirs, 0, *head, enc.ray_range, directions(head[1], head[0]))
+                    assert np.array_equal(by_angles, by_dirs)
+                    checked += 1
+            random_step(s, rng)
+    assert checked > 300
+
+
+COMPILES = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from numba.core import event
+
+class Compiles(event.Listener):
+    def __init__(self):
+        self.depth, self.names = 0, []
+
+    def on_start(self, ev):
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0:
+            f = ev.data["dispatcher"].py_func
+            self.names.append(f"{f.__module__}.{f.__qualname__}")
+
+compiles = Compiles()
+event.register("numba:compile", compiles)
+import numpy as np
+import ryderz_env
+out = []
+for n in (2, 3, 4):
+    env = ryderz_env.env(num_players=n)
+    env.reset(seed=n)
+    adapter = env.unwrapped.adapter
+    obs = env.last()[0]
+    env.step(adapter.random_env_action(obs[adapter.mask_key], np.random.default_rng(n)))
+    out.append(sorted(compiles.names))
+    compiles.names = []
+print(json.dumps(out))
+"""
+
+
+def test_a_cold_first_step_compiles_three_kernels_once_for_any_number_of_players(
+        tmp_path: Path) -> None:
+    """In a process with an empty numba cache, the first step of a two-player env compiles
+    the placement of outlines, the cast and the rest of the observation, once each; the first
+    steps of three- and four-player envs after it compile nothing more (one signature serves
+    every number of players)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    res = subprocess.run([sys.executable, "-c", COMPILES, str(ROOT)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert res.returncode == 0, res.stderr
+    two, three, four = json.loads(res.stdout.strip().splitlines()[-1])
+    assert two == ["ryderz_env.raycast.cast", "ryderz_env.raycast.finish",
+                   "ryderz_env.rules.kernels.place_outline"]
+    assert three == four == []
+
+
+if __name__ == "__main__":
+    for case, args in sorted(CASES.items()):
+        print(f'    "{case}": "{observation_digest(*args)}",')
