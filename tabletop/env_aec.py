@@ -15,6 +15,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 )
 
 from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+from tabletop.errors import ConfigError
 
 
 def agent_name(seat: int) -> str:
@@ -51,7 +52,7 @@ class EnvCommon:
             raise ValueError(f"render_mode {render_mode!r} not in "
                              f"{self.metadata['render_modes']}")
         if mask_in not in MASK_IN:
-            raise ValueError(f"mask_in {mask_in!r} is not one of {', '.join(MASK_IN)}")
+            raise ConfigError(f"mask_in {mask_in!r} is not one of {', '.join(MASK_IN)}")
         self.adapter = adapter
         self.render_mode = render_mode
         self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
@@ -162,11 +163,11 @@ class TabletopAECEnv(EnvCommon, AECEnv):
             return
         session = self.session
         session.act(self._index[agent], action)
-        info = self.infos[agent]
+        info = self.infos[agent]  # a new dict where it changes: one handed out stays as it was
         if session.substituted:
-            info["substituted"] = True
+            self.infos[agent] = {**info, "substituted": True}
         elif "substituted" in info:
-            del info["substituted"]
+            self.infos[agent] = {k: v for k, v in info.items() if k != "substituted"}
         self._cumulative_rewards[agent] = 0.0
         rewards = session.take_rewards()
         if rewards is not session.zero_rewards:
@@ -193,7 +194,7 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         if self._mask_in_info:
             key, session = self._mask_key, self.session
             for a in self.agents:
-                self.infos[a][key] = session.mask(self._index[a])
+                self.infos[a] = {**self.infos[a], key: session.mask(self._index[a])}
         deciders = self.session.deciders()
         if not deciders:  # the game is over
             self._deads_step_first()

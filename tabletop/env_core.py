@@ -15,8 +15,10 @@ import enum
 import math
 import pickle
 import reprlib
+import sys
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,6 +69,23 @@ def as_index(value: Any) -> int | None:
         return None
     f = float(arr.reshape(()))
     return int(f) if math.isfinite(f) and f == int(f) else None
+
+
+#: folders whose frames a warning skips to name the caller's line (ours and the APIs')
+_LIBRARY_DIRS = tuple(str(Path(m.__file__).parent) for m in (sys.modules[__name__],))
+
+
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside this package (and PettingZoo's and
+    Gymnasium's wrappers): where the user's code called the env."""
+    dirs = _LIBRARY_DIRS + tuple(
+        str(Path(m.__file__).parent) for name in ("pettingzoo", "gymnasium")
+        if (m := sys.modules.get(name)) is not None and m.__file__)
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(dirs):
+        level += 1
+        frame = frame.f_back
+    return level
 
 
 class SubstitutedActionWarning(UserWarning):
@@ -393,9 +412,11 @@ class GameSession:
         if self.done:
             raise IllegalActionError("the game is over; reset the env")
         chosen: dict[int, Any] = {}
-        for seat in self.deciders():  # check every action before buffering any
-            if seat not in actions:
-                raise IllegalActionError(f"player_{seat} must act now but sent no action")
+        deciders = self.deciders()
+        missing = [seat for seat in deciders if seat not in actions]
+        if missing:  # before any action is checked (a substitution draws from self.rng)
+            raise IllegalActionError(f"player_{missing[0]} must act now but sent no action")
+        for seat in deciders:  # check every action before buffering any
             checked = self._checked(seat, actions[seat])
             if checked is None:
                 return
@@ -432,7 +453,8 @@ class GameSession:
             f"instead of player_{seat}'s illegal {reprlib.repr(action)} (legal: {legal[:8]}"
             f"{' ...' if len(legal) > 8 else ''}); infos['substituted'] marks every such "
             "step (warned once per env). Mask the policy's actions, or use "
-            "on_illegal='raise' to find the cause", SubstitutedActionWarning, stacklevel=4)
+            "on_illegal='raise' to find the cause", SubstitutedActionWarning,
+            stacklevel=_outside_stacklevel())
 
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}

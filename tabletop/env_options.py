@@ -51,6 +51,10 @@ class AdapterOptions:
                  bots: Mapping[int | str, Any] | None = None, **options: Any) -> None:
         if bots is not None and "opponents" in getattr(self, "view_options", ()):
             raise TypeError("the single-agent view takes its bots as opponents=[...]")
+        if "mask_in" in options and "mask_in" not in getattr(self, "view_options", ()):
+            raise TypeError("mask_in is an option of the AEC and parallel envs; the "
+                            "single-agent view's observation is the Box already, its mask "
+                            "in info and action_masks()")
         adapter_options = {k: options.pop(k) for k in list(options)
                            if k not in getattr(self, "view_options", ())}
         adapter = type(self).make_adapter(**adapter_options)

@@ -33,6 +33,7 @@ reset of each env).
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -118,7 +119,8 @@ class _LegalDict(spaces.Dict):
 
     def __init__(self, plain: spaces.Dict, key: str,
                  mask_of: Callable[[], np.ndarray | None]) -> None:
-        super().__init__(dict(plain.spaces))
+        # copies: the env's agents share one space object, so each seeds its own
+        super().__init__({k: copy.deepcopy(v) for k, v in plain.spaces.items()})
         self._plain_space = plain
         self._key = key
         self._mask_of = mask_of

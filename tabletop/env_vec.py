@@ -23,8 +23,9 @@ venv = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(env), 4,
 model = MaskablePPO("MlpPolicy", ActionMasksVecEnv(venv)).learn(2048)
 ```
 
-Any SB3 ``VecEnv`` whose infos carry the mask works the same way (SuperSuit's own frame
-stacking or normalizing wrappers included, applied before the vectorizing).
+Any SB3 ``VecEnv`` whose step and reset infos carry the mask works the same way (SB3's
+``DummyVecEnv`` and ``SubprocVecEnv`` of the single-agent views too; SuperSuit's own frame
+stacking or normalizing wrappers, applied before the vectorizing).
 
 The wrapper also mends one more gap of SuperSuit's SB3 wrapper: it cannot be seeded (SB3
 calls ``venv.seed(seed)`` when a model gets ``seed=``, and SuperSuit's ``ConcatVecEnv`` has no
@@ -46,7 +47,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 ACTION_MASKS = "action_masks"
 
 
-class MissingMaskError(KeyError):
+class MissingMaskError(ValueError):
     """A sub-env's info has no action mask (the env was not built with ``mask_in="info"``)."""
 
 
@@ -81,10 +82,16 @@ class ActionMasksVecEnv(VecEnvWrapper):
         return obs
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Step the wrapped env; a finished sub-env's info holds its new episode's mask
-        (SuperSuit merges the reset info into the last step's)."""
+        """Step the wrapped env. A finished sub-env has already started its next episode:
+        its mask is in ``reset_infos[i]`` (SB3's DummyVecEnv, SubprocVecEnv) or in the step's
+        info itself (SuperSuit merges the reset info into the last step's)."""
         obs, rewards, dones, infos = self.venv.step_wait()
-        self._masks = self._read(infos, "step")
+        reset_infos = getattr(self.venv, "reset_infos", None) or []
+        sources = list(infos)
+        for i in np.flatnonzero(dones):
+            if i < len(reset_infos) and self.mask_key in reset_infos[i]:
+                sources[i] = reset_infos[i]
+        self._masks = self._read(sources, "step")
         return obs, rewards, dones, infos
 
     def _read(self, infos: Sequence[dict[str, Any]], where: str) -> np.ndarray:

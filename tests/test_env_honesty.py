@@ -52,6 +52,9 @@ def test_aec_marks_each_substituted_step(name: str) -> None:
                 sent += 1
     assert 0 < marked < sent
     assert substitution_warnings(caught) == 1  # once per env, not per game or per step
+    # the warning names the caller's line (here, this file), not the env's
+    assert [w.filename for w in caught
+            if issubclass(w.category, SubstitutedActionWarning)] == [__file__]
 
 
 @pytest.mark.parametrize("name", registry.names())

@@ -15,6 +15,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tabletop import registry
 from tabletop.env_vec import ActionMasksVecEnv, MissingMaskError
+from tabletop.errors import ConfigError
 
 #: each game's options for a Discrete action space (Lazer Ryderz: also the image mode)
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -80,9 +81,23 @@ def test_pettingzoo_api_tests_pass_with_mask_in_info(name: str, opts: dict[str, 
         parallel_api_test(e.parallel_env(**opts), num_cycles=300)
 
 
-def test_mask_in_refuses_an_unknown_place() -> None:
-    with pytest.raises(ValueError, match="mask_in 'obs' is not one of observation, info"):
+def test_mask_in_refuses_an_unknown_place_and_the_single_agent_view() -> None:
+    with pytest.raises(ConfigError, match="mask_in 'obs' is not one of observation, info"):
         registry.get("lunatix").parallel_env(mask_in="obs")
+    with pytest.raises(TypeError, match="mask_in is an option of the AEC and parallel envs"):
+        registry.get("ryderz").single_agent_env(mask_in="info")
+
+
+def test_infos_handed_out_do_not_change_afterwards() -> None:
+    env = registry.get("lunatix").aec_env(num_players=2, mask_in="info")
+    env.reset(seed=0)
+    kept = env.last()[4]
+    mask = kept["action_mask"].copy()
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(mask)[0]))
+    while env.agent_selection != agent:
+        env.step(int(np.flatnonzero(env.last()[4]["action_mask"])[0]))
+    assert np.array_equal(kept["action_mask"], mask)
 
 
 def test_action_masks_vec_env_reads_the_masks_of_the_infos() -> None:
@@ -92,14 +107,17 @@ def test_action_masks_vec_env_reads_the_masks_of_the_infos() -> None:
     venv.reset()
     assert venv.has_attr("action_masks") and not venv.has_attr("no_such_attribute")
     rng = np.random.default_rng(0)
-    for _ in range(40):
+    episodes = 0
+    for _ in range(300):  # past several episode ends (auto-resets)
         masks = venv.action_masks()
         inner = np.stack(venv.venv.env_method("action_masks"))
         np.testing.assert_array_equal(masks, inner)
         np.testing.assert_array_equal(np.stack(venv.env_method("action_masks", indices=[2, 0])),
                                       masks[[2, 0]])
         assert masks.dtype == bool and masks.shape == (3, e.parallel_env().adapter.num_actions)
-        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        _, _, dones, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        episodes += int(dones.sum())
+    assert episodes >= 2
 
 
 def test_action_masks_vec_env_names_a_missing_mask() -> None:

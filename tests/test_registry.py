@@ -146,13 +146,31 @@ def test_module_qualified_gymnasium_id_needs_no_import(name: str) -> None:
 
 def test_the_import_hook_hands_the_library_its_own_loader_back() -> None:
     out = run_python("import sys, lunatix_env\n"
-                     "from tabletop.env_registration import AfterImportFinder\n"
+                     "from tabletop.env_registration import AfterImportFinder, "
+                     "_RegisteringLoader\n"
                      "assert any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
-                     "import gymnasium, pettingzoo\n"
+                     "import pettingzoo\n"  # imports gymnasium inside its own import
+                     "import gymnasium\n"
                      "for m in (gymnasium, pettingzoo):\n"
-                     "    assert type(m.__loader__).__name__ == 'SourceFileLoader', m.__loader__\n"
+                     "    assert not isinstance(m.__loader__, _RegisteringLoader), m\n"
                      "    assert m.__spec__.loader is m.__loader__\n"
+                     "assert not any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
                      "import ryderz_env\n"  # both libraries there: registered at once
                      "print('LazerRyderz-v0' in gymnasium.registry,"
                      " 'LazerRyderz-v0' in pettingzoo.aec_registry)\n")
     assert out.split() == ["True", "True"]
+
+
+def test_a_failing_registration_only_warns_and_the_library_still_imports() -> None:
+    out = run_python("import warnings\n"
+                     "from tabletop import env_registration as R\n"
+                     "def broken(module, entry):\n"
+                     "    raise RuntimeError('boom')\n"
+                     "R.REGISTRARS['gymnasium'] = broken\n"
+                     "import lunatix_env\n"
+                     "with warnings.catch_warnings(record=True) as caught:\n"
+                     "    warnings.simplefilter('always')\n"
+                     "    import gymnasium\n"
+                     "print(gymnasium.__name__, [str(w.message) for w in caught])\n")
+    assert out.startswith("gymnasium [") and "LunatixLoop-v0 with gymnasium failed" in out \
+        and "boom" in out
