@@ -457,10 +457,14 @@ def evaluate_policy(cfg: SelfPlayConfig, out: Path) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------------- the run
-def _save(algo: Any, out: Path, pool: Pool, iteration: int) -> None:
+def _save(algo: Any, out: Path, pool: Pool, iteration: int,
+          history: list[dict[str, Any]]) -> None:
+    """The checkpoint, and beside it the pool, the iteration and the history up to it (what
+    ``--resume`` continues from)."""
     algo.save_to_path(str((out / CHECKPOINT_DIR).resolve()))
-    (out / STATE_JSON).write_text(json.dumps({"iteration": iteration, "pool": asdict(pool)},
-                                             indent=1))
+    (out / STATE_JSON).write_text(json.dumps(
+        {"iteration": iteration, "pool": asdict(pool), "history": history}, indent=1,
+        default=str))
 
 
 def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
@@ -477,14 +481,13 @@ def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
         if cfg.resume and state_file.is_file() and (out / CHECKPOINT_DIR).is_dir():
             saved = json.loads(state_file.read_text())
             pool, done = Pool(**saved["pool"]), int(saved["iteration"])
+            # the iterations up to the checkpoint (those after it are trained again)
+            history: list[dict[str, Any]] = list(saved.get("history", []))[:done]
             algo = Algorithm.from_checkpoint(str((out / CHECKPOINT_DIR).resolve()))
         else:
-            pool, done = Pool(), 0
+            pool, done, history = Pool(), 0, []
             algo = build_config(cfg, pool.ids, pool.version).build_algo()
             set_module_state(algo, pool.ids[0], module_state(algo))  # snap_0: untrained
-        history: list[dict[str, Any]] = []
-        if (out / RESULT_JSON).is_file() and cfg.resume:
-            history = json.loads((out / RESULT_JSON).read_text()).get("history", [])
         for it in range(done + 1, cfg.iterations + 1):
             t0 = time.perf_counter()
             result = algo.train()
@@ -497,8 +500,8 @@ def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
                       f"{row['seconds']:.1f} s ({row['steps_per_second']:.0f}/s), main's "
                       f"return {row['main_return_mean']}, pool {len(pool.ids)}", flush=True)
             if it % cfg.checkpoint_every == 0:
-                _save(algo, out, pool, it)
-        _save(algo, out, pool, max(done, cfg.iterations))
+                _save(algo, out, pool, it, history)
+        _save(algo, out, pool, max(done, cfg.iterations), history)
         state = module_state(algo)
     finally:
         if algo is not None:

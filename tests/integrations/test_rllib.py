@@ -458,3 +458,22 @@ def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path,
             moves = {s: bot.act(state, s) for s in seats}
             assert all(state.is_legal(s, m) for s, m in moves.items())
             state.apply_actions(moves)
+
+
+def test_selfplay_resumes_from_its_checkpoint_with_the_history_up_to_it(
+        tmp_path: Path, ray_local: None) -> None:
+    import json
+
+    from train.rllib_selfplay import SelfPlayConfig, train
+
+    out = tmp_path / "run"
+    base = dict(game="lunatix", out=str(out), train_batch=200, minibatch=64, epochs=1,
+                hiddens=(32,), eval_games=0, parity_observations=50, checkpoint_every=1,
+                snapshot_every=1, max_snapshots=2)
+    train(SelfPlayConfig(iterations=2, **base), progress=False)
+    assert json.loads((out / "selfplay.json").read_text())["iteration"] == 2
+    (out / "result.json").unlink()  # as a run stopped after its checkpoint, before the end
+    result = train(SelfPlayConfig(iterations=3, resume=True, **base), progress=False)
+    assert [r["iteration"] for r in result["history"]] == [1, 2, 3]
+    assert result["env_steps"] == sum(r["env_steps"] for r in result["history"]) > 0
+    assert result["pool"]["ids"] == ["snap_0", "snap_1"]  # the snapshot of iteration 1 kept
