@@ -57,12 +57,17 @@ def test_aec_marks_each_substituted_step(name: str) -> None:
             if issubclass(w.category, SubstitutedActionWarning)] == [__file__]
 
 
+def random_legal_parallel(name: str) -> tuple[Any, str]:
+    """The game's 2-player parallel env with ``on_illegal="random_legal"``, and its mask key."""
+    env = registry.get(name).parallel_env(num_players=2, on_illegal="random_legal",
+                                          **OPTIONS[name])
+    return env, env._mask_key
+
+
 @pytest.mark.parametrize("name", registry.names())
 def test_parallel_marks_the_substituted_agents(name: str) -> None:
-    e = registry.get(name)
-    env = e.parallel_env(num_players=2, on_illegal="random_legal", **OPTIONS[name])
+    env, key = random_legal_parallel(name)
     rng = np.random.default_rng(2)
-    key = env._mask_key
     marked = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -106,10 +111,8 @@ def test_single_agent_view_marks_the_learners_substituted_steps(name: str) -> No
 
 @pytest.mark.parametrize("name", registry.names())
 def test_no_mark_and_no_warning_when_every_action_is_legal(name: str) -> None:
-    e = registry.get(name)
-    env = e.parallel_env(num_players=2, on_illegal="random_legal", **OPTIONS[name])
+    env, key = random_legal_parallel(name)
     rng = np.random.default_rng(4)
-    key = env._mask_key
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         obs, _ = env.reset(seed=1)

@@ -92,7 +92,12 @@ def test_engine_module_imports_no_rl_or_drawing_library(path: Path) -> None:
     assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
-@pytest.mark.parametrize("name", ["lunatix", "ryderz"])
+#: each engine's game for the check (Lunatix: three players, the optional Turn Around card)
+GAME_OPTIONS = {"lunatix": {"num_players": 3, "turn_around": True},
+                "ryderz": {"num_players": 2}}
+
+
+@pytest.mark.parametrize("name", sorted(GAME_OPTIONS))
 def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library(name: str) -> None:
     # ``import <game>.rules`` runs the game package's __init__ first, which registers the env
     # ids (tabletop.env_registration): that must still load no RL library
@@ -103,7 +108,7 @@ def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library(n
         "import tabletop, tabletop.config, tabletop.protocol, tabletop.errors\n"
         f"e = registry.get({name!r})\n"
         "R = e.rules()\n"
-        "g = R.Game(num_players=2)\n"
+        f"g = R.Game(**{GAME_OPTIONS[name]!r})\n"
         "s = g.new_initial_state(0)\n"
         "rng = np.random.default_rng(0)\n"
         "for _ in range(400):\n"

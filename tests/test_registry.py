@@ -84,10 +84,7 @@ def test_register_all_registers_every_env_id_without_importing_the_games() -> No
             "assert not any(e.package in sys.modules for e in registry.GAMES.values())\n"
             "env = pettingzoo.make(\"aec\", ids[0])\n"
             "print(type(env.unwrapped).__module__)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == registry.get(registry.names()[0]).envs_module
+    assert run_python(code).strip() == registry.get(registry.names()[0]).envs_module
 
 
 @pytest.mark.parametrize("name", registry.names())
