@@ -219,6 +219,14 @@ class _Table:
 
     v: np.ndarray
     pit: dict[int, float]
+    #: ``v`` as nested Python lists (the planner reads single entries; the same floats)
+    rows: list[list[float]] = field(init=False)
+    #: the largest entry of ``v``
+    top: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rows = self.v.tolist()
+        self.top = float(self.v.max())
 
 
 class TrackModel:
@@ -256,6 +264,7 @@ class TrackModel:
         self._paths: dict[tuple[int, int, int], list[tuple[int, float, float, int]]] = {}
         self._tables: dict[tuple[int, bool], _Table] = {}
         self._paces: dict[tuple[int, bool], tuple[float, float]] = {}
+        self._edges: dict[tuple[int, int], list[tuple[tuple[int, int, float, float], ...]]] = {}
 
     # -- hazard prices
     def cards_over(self, speed: int, safe: int) -> int:
@@ -279,6 +288,20 @@ class TrackModel:
         if tr.lane[y] < tr.lane[x] and speed > rating:
             return self.game.rules.curve_inward_cards * self.card_hits(y)
         return 0.0
+
+    def edges(self, facing: int, speed: int) -> list[tuple[tuple[int, int, float, float], ...]]:
+        """Per square, the steps ahead for ``facing`` as (direction, square, progress, hit
+        equivalents at ``speed``), in the engine's order (cached: the planner's inner loop)."""
+        key = (facing, speed)
+        got = self._edges.get(key)
+        if got is None:
+            tr = self.track
+            sign = 1.0 if facing == 0 else -1.0
+            got = self._edges[key] = [
+                tuple((d, y, sign * tr.wrap(tr.s[y] - tr.s[x]), self.edge_hits(x, y, speed))
+                      for d, y in self.game.ahead[facing][x])
+                for x in range(tr.num_squares)]
+        return got
 
     def pit_hits(self, entry_square: int, speed: int) -> float:
         """Hit equivalents of entering the pit at ``entry_square`` at ``speed``."""
@@ -417,7 +440,7 @@ class TrackModel:
         sq = car["square"]
         if sq is not None and not car["in_pit"] and car["facing"] == 0:
             vi = min(car["speed"], m) // self.per
-            remaining -= float(self.table(m, allow_pit).v[sq, vi]) - steady
+            remaining -= self.table(m, allow_pit).rows[sq][vi] - steady
         return max(0.0, remaining) / pace
 
 
@@ -453,6 +476,10 @@ class _Ctx:
     hunters: list[tuple[float, float]] = field(default_factory=list)  # (s, reach) behind us
     danger: dict[int, float] = field(default_factory=dict)
     lunacies: set[Lunacy] = field(default_factory=set)
+    #: speed -> square -> _terminal's value (pure for one decision)
+    terminals: dict[int, dict[int, float]] = field(default_factory=dict)
+    #: (speed, accel, rocket) -> _speed_q's value against the wrecks (pure for one decision)
+    speed_qs: dict[tuple[int, int, bool], float] = field(default_factory=dict)
 
 
 class LunatixHeuristic:
@@ -492,7 +519,7 @@ class LunatixHeuristic:
             not c["out"] and c["seat"] != seat
             and c["laps_required"] * length - c["progress"] <= THREAT_RANGE
             for c in obs["cars"])
-        win = (GAMMA * float(table.v.max()) + FINISH_MARGIN
+        win = (GAMMA * table.top + FINISH_MARGIN
                + (THREAT_MARGIN if threat else 0.0))
         hunters = []
         tr = game.track
@@ -534,11 +561,18 @@ class LunatixHeuristic:
         return got
 
     def _terminal(self, ctx: _Ctx, square: int, speed: int) -> float:
+        terms = ctx.terminals.setdefault(speed, {})
+        got = terms.get(square)
+        if got is None:
+            got = terms[square] = self._terminal_value(ctx, square, speed)
+        return got
+
+    def _terminal_value(self, ctx: _Ctx, square: int, speed: int) -> float:
         m = ctx.me["max_speed"]
         vi = min(speed, m) // ctx.model.per
         if ctx.me["facing"] != 0:
             return 0.0
-        value = GAMMA * float(ctx.table.v[square, vi]) - self._danger(ctx, square)
+        value = GAMMA * ctx.table.rows[square][vi] - self._danger(ctx, square)
         if ctx.wrecks and all(y in ctx.wrecks for _d, y in ctx.model.game.ahead[0][square]):
             value -= DEAD_END
         return value
@@ -552,42 +586,66 @@ class LunatixHeuristic:
 
     def _plan(self, ctx: _Ctx, square: int, steps: int, speed: int, occ: dict[int, int],
               gained: float = 0.0, rocket: bool = False) -> float:
-        """Best value of ``steps`` more steps from ``square`` at ``speed`` (then the table)."""
-        memo: dict[tuple[int, int], float] = {}
-        ahead = ctx.model.game.ahead[ctx.me["facing"]]
-        tr, model = ctx.model.track, ctx.model
-        sign = 1.0 if ctx.me["facing"] == 0 else -1.0
+        """Best value of ``steps`` more steps from ``square`` at ``speed`` (then the table).
 
+        A memoised search over (square, steps left), the first progress to reach a node
+        standing for all (paths to one square gain the same progress). The inner loop reads
+        the model's cached step lists and the decision's cached end values, and looks up a
+        child's value before calling for it; the arithmetic, and so every score, is the
+        plain recursion's."""
+        to_win = ctx.to_win - 1e-9
+        if gained >= to_win:
+            return ctx.win_value
+        if steps <= 0:
+            return self._terminal(ctx, square, speed)
+        memo: dict[int, float] = {}
+        stride = steps + 1  # k <= steps: one int key a node
+        model = ctx.model
+        facing = ctx.me["facing"]
+        edges = model.edges(facing, speed)
+        hc = ctx.hc
+        chips = ctx.chips
+        win_value = ctx.win_value
+        entries = model.entry_squares if ctx.allow_pit and facing == 0 else {}
+        terms = ctx.terminals.setdefault(speed, {})
         tunnel = Lunacy.TUNNEL_VISION in ctx.lunacies
 
         def f(sq: int, k: int, g: float) -> float:
-            if g >= ctx.to_win - 1e-9:
-                return ctx.win_value
-            if k <= 0:
-                return self._terminal(ctx, sq, speed)
-            key = (sq, k)
-            got = memo.get(key)
-            if got is not None:
-                return got
+            # k >= 1 and g < to_win here; memo keys are sq * stride + k
             best = NEG_INF
-            if ctx.allow_pit and sq in model.entry_squares and ctx.me["facing"] == 0:
+            if sq in entries:
                 best = self._pit_value(ctx, sq, speed)
-            moves = ahead[sq]
+            moves = edges[sq]
             if tunnel:  # lane changes only when straight ahead is blocked
-                straight = [(d, y) for d, y in moves if d == 1 and y not in occ]
+                straight = tuple(e for e in moves if e[0] == 1 and e[1] not in occ)
                 moves = straight or moves
-            for _d, y in moves:
+            k1 = k - 1
+            for _d, y, gs, hits in moves:
                 if y in occ and (not rocket or k == 1):
                     continue
-                gs = sign * tr.wrap(tr.s[y] - tr.s[sq])
-                cost = 0.0 if rocket else (model.edge_hits(sq, y, speed) * ctx.hc
-                                           + self._chip_price(ctx, y))
-                val = gs - cost + f(y, k - 1, g + gs)
+                if rocket:
+                    cost = 0.0
+                elif y in chips:
+                    cost = hits * hc + self._chip_price(ctx, y)
+                else:
+                    cost = hits * hc
+                g2 = g + gs
+                if g2 >= to_win:
+                    v = win_value
+                elif k1 <= 0:
+                    v = terms.get(y)
+                    if v is None:
+                        v = self._terminal(ctx, y, speed)
+                else:
+                    v = memo.get(y * stride + k1)
+                    if v is None:
+                        v = f(y, k1, g2)
+                val = gs - cost + v
                 if val > best:
                     best = val
             if best == NEG_INF:  # blocked: an involuntary ram ends the move
-                best = -INVOLUNTARY_HITS * ctx.hc + self._terminal(ctx, sq, speed)
-            memo[key] = best
+                best = -INVOLUNTARY_HITS * hc + self._terminal(ctx, sq, speed)
+            memo[sq * stride + k] = best
             return best
 
         return f(square, steps, gained)
@@ -595,8 +653,13 @@ class LunatixHeuristic:
     def _speed_q(self, ctx: _Ctx, speed: int, accel: int = 0, rocket: bool = False,
                  occ: dict[int, int] | None = None) -> float:
         """Value of moving this round at ``speed`` from the car's square (card time)."""
+        if occ is None:
+            key = (speed, accel, rocket)
+            got = ctx.speed_qs.get(key)
+            if got is None:
+                got = ctx.speed_qs[key] = self._speed_q(ctx, speed, accel, rocket, ctx.wrecks)
+            return got
         me, model = ctx.me, ctx.model
-        occ = ctx.wrecks if occ is None else occ
         per = model.per
         if me["in_pit"]:
             return self._pit_exit_q(ctx, speed, occ)

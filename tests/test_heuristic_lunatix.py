@@ -21,6 +21,7 @@ from lunatix_builders import (
 )
 from random_play import random_state
 
+from agents import heuristic_lunatix as hl
 from agents.bot import Bot, Evaluator
 from agents.heuristic_lunatix import LunatixHeuristic
 from lunatix_env.rules import Action, ActionKind, Card, DecisionKind, Game, State
@@ -303,3 +304,91 @@ def test_module_imports_no_rl_libraries() -> None:
             "bad = [m for m in ('gymnasium', 'torch', 'pettingzoo') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# ------------------------------------------------------------------ the planner's speed-ups
+def _plain_plan(b: LunatixHeuristic, ctx, square: int, steps: int, speed: int, occ: dict,
+                gained: float = 0.0, rocket: bool = False) -> float:
+    """The one-round planner as first written (a plain memoised recursion over the engine's
+    step lists): the oracle for the cached, inlined ``_plan``."""
+    memo: dict = {}
+    ahead = ctx.model.game.ahead[ctx.me["facing"]]
+    tr, model = ctx.model.track, ctx.model
+    sign = 1.0 if ctx.me["facing"] == 0 else -1.0
+    tunnel = hl.Lunacy.TUNNEL_VISION in ctx.lunacies
+
+    def f(sq: int, k: int, g: float) -> float:
+        if g >= ctx.to_win - 1e-9:
+            return ctx.win_value
+        if k <= 0:
+            return b._terminal_value(ctx, sq, speed)
+        if (sq, k) in memo:
+            return memo[(sq, k)]
+        best = hl.NEG_INF
+        if ctx.allow_pit and sq in model.entry_squares and ctx.me["facing"] == 0:
+            best = b._pit_value(ctx, sq, speed)
+        moves = ahead[sq]
+        if tunnel:
+            moves = [(d, y) for d, y in moves if d == 1 and y not in occ] or moves
+        for _d, y in moves:
+            if y in occ and (not rocket or k == 1):
+                continue
+            gs = sign * tr.wrap(tr.s[y] - tr.s[sq])
+            cost = 0.0 if rocket else (model.edge_hits(sq, y, speed) * ctx.hc
+                                       + b._chip_price(ctx, y))
+            best = max(best, gs - cost + f(y, k - 1, g + gs))
+        if best == hl.NEG_INF:
+            best = -hl.INVOLUNTARY_HITS * ctx.hc + b._terminal_value(ctx, sq, speed)
+        memo[(sq, k)] = best
+        return best
+
+    return f(square, steps, gained)
+
+
+@pytest.mark.parametrize("overrides", CONFIGS, ids=lambda o: "-".join(map(str, o.values())))
+def test_plan_equals_the_plain_recursion(overrides: dict) -> None:
+    """The cached planner returns exactly (==) the plain recursion's values: from every
+    square ahead, at every speed, with the cars as obstacles or not, rocket or not, and a
+    finish within reach on late positions."""
+    g = Game(**overrides)
+    b = bot()
+    per = g.rules.speed_per_square
+    checked = 0
+    for seed in range(4):
+        for prefix in (20, 200, 600):
+            s, _ = random_state(g, seed * 31 + prefix, prefix)
+            if s.is_terminal() or s.is_chance_node():
+                continue
+            for p in s.current_players():
+                ctx = b._ctx(s, p)
+                sq = ctx.me["square"]
+                if sq is None:
+                    continue
+                starts = [sq] + [y for _d, y in g.ahead[ctx.me["facing"]][sq]]
+                for start in starts:
+                    for speed in range(0, g.rules.max_speed + 1, 20):
+                        for occ in (ctx.wrecks, ctx.occupied):
+                            for rocket in (False, True):
+                                args = (start, speed // per, speed, occ, 0.5, rocket)
+                                assert b._plan(ctx, *args) == _plain_plan(b, ctx, *args)
+                                checked += 1
+    assert checked > 500
+
+
+#: digests of heuristic v1's games in test_v1_plays_as_measured (computed with the code as
+#: first measured, before the planner's caches)
+V1_DIGESTS = ["a29945bccc847da4", "bf29bfdb643ee0b4", "0e026772d1dd906b"]
+
+
+def test_v1_plays_as_measured() -> None:
+    """Heuristic v1 is frozen (docs/bots.md): its moves over seeded games are pinned, so a
+    speed-up that changes a single decision fails here (a new version goes beside it)."""
+    import hashlib
+
+    digests = []
+    for n, seed in ((2, 3), (2, 4), (4, 5)):
+        g = Game(num_players=n, turn_around=n == 4)
+        log, end = _play(g, seed, [LunatixHeuristic(seed=seed * 10 + i) for i in range(n)])
+        text = repr([sorted(a.items()) for a in log]) + repr(end.returns())
+        digests.append(hashlib.sha256(text.encode()).hexdigest()[:16])
+    assert digests == V1_DIGESTS
