@@ -232,6 +232,8 @@ class RyderzHeuristic:
         #: per shape: the exit pose and centre-line samples in the piece's frame
         self._local = {key: (sh.exit, sh.centreline(_CENTRELINE_SAMPLES))
                        for key, sh in game.shapes.items()}
+        #: per shape, a disc holding its centreline: (centre x, centre y, radius), local
+        self._line_disc = {key: _disc_around(line) for key, (_e, line) in self._local.items()}
         self._straight_len = {gear: game.shapes[(PieceKind.STRAIGHT, gear, 0)].length
                               for gear in range(1, top + 1)
                               if (PieceKind.STRAIGHT, gear, 0) in game.shapes}
@@ -386,8 +388,8 @@ class RyderzHeuristic:
         """Rating of placing one piece at ``pose`` next turn: a target it crosses (scored
         then), else the line from its exit one turn later; a piece off the table crashes
         (then the relaunch value)."""
-        exit_local, line = self._local[(kind, gear, side if kind is not PieceKind.STRAIGHT
-                                        else 0)]
+        key = (kind, gear, side if kind is not PieceKind.STRAIGHT else 0)
+        exit_local, line = self._local[key]
         ex = pose.compose(exit_local)
         tipx, tipy = ex.ahead(self._tip)
         table = self._game.table
@@ -395,12 +397,21 @@ class RyderzHeuristic:
                 ex.x, ex.y, self._half_width):
             return relaunch
         c, s = math.cos(pose.h), math.sin(pose.h)
-        pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
+        lx0, ly0, reach = self._line_disc[key]
+        cx, cy = pose.x + c * lx0 - s * ly0, pose.y + s * lx0 + c * ly0
+        reach += self.line_tolerance + _DISC_SLACK
+        pts: list[tuple[float, float]] | None = None
         best = 0.0
         tol = self.line_tolerance
         for tx, ty, w in targets:
             if math.hypot(tipx - tx, tipy - ty) <= self._radius:
                 continue
+            # the centreline lies in its disc: a target farther than the tolerance from
+            # the disc is farther from the line too (no distance to compute)
+            if math.hypot(tx - cx, ty - cy) > reach:
+                continue
+            if pts is None:
+                pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
             if _polyline_distance(pts, tx, ty) <= tol:
                 best = max(best, w)
         later = self.discount * self._line_value(state, seat, ex, gear, targets, check=False)
@@ -573,6 +584,18 @@ class RyderzHeuristic:
                                     self._targets(state, target)) > 0
         a = Action.sheriff(target, top=not straight)
         return a if a in legal else None
+
+
+#: slack (inches) on the disc test of ``_piece_value``, far above rounding, far below a Prizm
+_DISC_SLACK = 1e-6
+
+
+def _disc_around(line: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """A disc holding every point of a polyline: its vertices' box centre and the largest
+    distance from it to a vertex (segments stay inside: a disc is convex)."""
+    xs, ys = [p[0] for p in line], [p[1] for p in line]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    return cx, cy, max(math.hypot(x - cx, y - cy) for x, y in line)
 
 
 def _polyline_distance(pts: list[tuple[float, float]], x: float, y: float) -> float:

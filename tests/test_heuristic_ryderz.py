@@ -249,3 +249,54 @@ def test_the_bot_loads_no_rl_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+# ------------------------------------------------------------------ speed-ups change nothing
+#: digests of heuristic v1's games in test_v1_plays_as_measured, computed with the code as
+#: first measured (before the centreline disc test and the plain-float perimeter)
+V1_GAMES = (
+    (2, 1, {}, "8a1017a5001042c0"),
+    (2, 9, {"powers": True}, "5e1539dd440b7200"),
+    (3, 11, {"powers": True}, "f420cda70b7f41d7"),
+    (2, 13, {"table": "hexagon"}, "4e565700822ff71a"),
+    (2, 14, {"table": "rectangle"}, "d6ac5464151b608f"),
+)
+
+
+@pytest.mark.parametrize("num_players,seed,rules,digest", V1_GAMES,
+                         ids=[f"{n}p-{k}" for n, k, _r, _d in V1_GAMES])
+def test_v1_plays_as_measured(num_players: int, seed: int, rules: dict, digest: str) -> None:
+    """Heuristic v1 is frozen (docs/bots.md): its moves in seeded games, on the round and
+    polygon tables, are pinned, so a speed-up that changes one decision fails here."""
+    import hashlib
+
+    from ryderz_env.rules import Game
+
+    g = Game(num_players=num_players, **rules)
+    bots = [RyderzHeuristic(seed=seed * 10 + i) for i in range(num_players)]
+    end, actions = _play(g, bots, seed)
+    assert end.is_terminal()
+    text = repr(actions) + repr(end.returns())
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == digest
+
+
+def test_centreline_disc_skips_only_targets_off_the_line() -> None:
+    """The disc test in ``_piece_value`` only skips work: with discs too large to skip
+    anything, every piece value over random positions, heads and pieces is the same."""
+    fast = RyderzHeuristic(seed=1)
+    slow = RyderzHeuristic(seed=1)
+    checked = 0
+    for _seed, s in _random_positions(2, False, range(10)):
+        fast._bind(s.game)
+        slow._bind(s.game)
+        slow._line_disc = {k: (x, y, 1e9) for k, (x, y, _r) in fast._line_disc.items()}
+        for p in s.players:
+            if p.head is None:
+                continue
+            targets = fast._targets(s, p.seat)
+            for key in fast._local:
+                kind, gear, side = key
+                args = (s, p.seat, p.head, kind, gear, side, targets, 0.25)
+                assert fast._piece_value(*args) == slow._piece_value(*args)
+                checked += 1
+    assert checked > 100
