@@ -322,6 +322,67 @@ def test_scored_prizm_on_a_piece_leaving_the_table_stops_at_the_edge():
     assert s.players[0].lazer == []
 
 
+def test_prizms_scored_by_one_piece_come_to_rest_touching_the_last_crossed_nearest_the_exit():
+    # shared/rules/lazer_ryderz.md, Scoring: "Prizms scored by one piece are placed in
+    # reverse order of crossing, so they lie 1.5 apart (touching), the last crossed nearest
+    # the exit". The 3rd-gear straight runs x -4 .. 0.5 along y = 0 and crosses both.
+    g = game()
+    s = eastward(g, 3, prizms=[Prizm(-3.0, 0.3), Prizm(-1.2, -0.3)])
+    move(s, 0, Move.STRAIGHT)
+    first, last = s.prizms[0], s.prizms[1]
+    assert first.owner == last.owner == 0 and s.score(0) == 2
+    assert (last.x, last.y) == pytest.approx((0.5 - 0.75, 0.0), abs=1e-9)
+    assert (first.x, first.y) == pytest.approx((0.5 - 0.75 - 1.5, 0.0), abs=1e-6)
+    assert math.hypot(last.x - first.x, last.y - first.y) >= 1.5
+
+
+def test_sliding_prizm_stops_where_it_would_first_touch_another_prizm():
+    # "A sliding Prizm never comes to rest overlapping another Prizm (stand-in): moving
+    # along the scoring piece's centreline, it stops where it would first touch one." The
+    # neutral at (-1, -1.2) lies clear of the piece (its disc ends at y = -0.45, the piece's
+    # edge is y = -0.375) but within 1.5 of the centreline for x in (-1.9, -0.1).
+    g = game()
+    s = eastward(g, 3, prizms=[Prizm(-3.0, 0.3), Prizm(-1.0, -1.2)])
+    move(s, 0, Move.STRAIGHT)
+    q, other = s.prizms[0], s.prizms[1]
+    assert q.owner == 0 and other == Prizm(-1.0, -1.2, -1)  # not nudged: never touched
+    assert (q.x, q.y) == pytest.approx((-1.9, 0.0), abs=1e-6)
+    assert math.hypot(q.x - other.x, q.y - other.y) == pytest.approx(1.5, abs=1e-6)
+
+
+def test_sliding_prizm_with_no_free_point_on_its_piece_stays_where_it_was():
+    # "If no point of the piece is free, it stays where it was": neutrals 1.5 apart along
+    # y = -1.2 (clear of the piece) leave every centreline point within 1.5 of one.
+    g = game()
+    row = [Prizm(x, -1.2) for x in (-4.0, -2.5, -1.0, 0.5)]
+    s = eastward(g, 3, prizms=[Prizm(-1.75, 0.3), *row])
+    move(s, 0, Move.STRAIGHT)
+    assert s.prizms[0] == Prizm(-1.75, 0.3, 0)
+    assert s.prizms[1:5] == row
+
+
+def test_seed_21_four_players_slides_no_prizm_onto_another():
+    # The defect that brought in the stand-in: seeded random play (4 players, seed 21)
+    # slid a Prizm scored in round 60 to 1.23 from an unscored one, discs overlapping.
+    import numpy as np
+    from random_play import random_step
+
+    g = Game(num_players=4)  # the default rules, launch noise included
+    rng = np.random.default_rng(21)
+    s = g.new_initial_state(21)
+    scored = 0
+    while not s.is_terminal() and s.round <= 61:
+        owners = [q.owner for q in s.prizms]
+        random_step(s, rng)
+        for j, q in enumerate(s.prizms[: len(owners)]):
+            if q.owner != owners[j]:
+                scored += 1
+                for k, o in enumerate(s.prizms):
+                    assert k == j or math.hypot(q.x - o.x, q.y - o.y) >= 1.5 - 1e-6, (
+                        s.round, j, k)
+    assert s.round >= 60 and scored >= 5
+
+
 def test_fresh_prizm_tossed_onto_a_lazer_is_nudged_clear():
     g = game()
     s = eastward(g, 3, prizms=[Prizm(-1.75, 0.3)])

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
 
 STRAIGHT, SOFT, HARD = PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD
+#: a scored Prizm's slide is checked at this many even steps of its piece's centreline
+SLIDE_STEPS = 256
+#: halvings of a step that find where a sliding Prizm touches a Prizm or the table's edge
+SLIDE_BISECTIONS = 40
 
 
 class DecisionKind(enum.Enum):
@@ -685,9 +689,11 @@ class State(MachineQueries):
 
     def _score_piece(self, seat: int, el: Element) -> None:
         """Score every Prizm the Lazer has now crossed completely (this turn's and the
-        previous turn's pieces together), ``el`` being the newest piece."""
+        previous turn's pieces together), ``el`` being the newest piece; then the
+        free-floating ones among them slide along ``el`` (``_slide_scored``)."""
         r = self.game.rules
         p = self.players[seat]
+        sliding: list[int] = []
         for j in self._prizms_near(el.bbox):
             if self.prizms[j].owner == seat:
                 continue
@@ -697,17 +703,18 @@ class State(MachineQueries):
             recent = [e.poly for e in p.lazer
                       if not e.is_launch and e.turn in (self.turn_id, p.prev_turn)]
             if crossing_parts(disc, recent, r.min_part_area, r.joint_tolerance) >= 2:
-                self._take_prizm(seat, j, el)
+                if len(self._touching_colours(j)) < 2:  # decided before recolouring
+                    sliding.append(j)
+                self._take_prizm(seat, j)
                 if self.status is not Outcome.IN_PROGRESS:
-                    return
+                    break
+        if sliding:
+            self._slide_scored(el, sliding)
 
-    def _take_prizm(self, seat: int, j: int, el: Element) -> None:
+    def _take_prizm(self, seat: int, j: int) -> None:
         r = self.game.rules
         pz = self.prizms[j]
-        x, y = pz.x, pz.y
-        if len(self._touching_colours(j)) < 2:  # free floating: slide to the front
-            x, y = self._slide_target(el, (x, y))
-        self.prizms[j] = Prizm(x, y, seat)
+        self.prizms[j] = Prizm(pz.x, pz.y, seat)
         self._touch.pop(j, None)
         self.turn["scored"].append(j)
         if pz.owner < 0:
@@ -717,22 +724,84 @@ class State(MachineQueries):
         if self.score(seat) >= r.win_prizms:
             self._end(Outcome.WIN, seat)
 
-    def _slide_target(self, el: Element, start: tuple[float, float]) -> tuple[float, float]:
-        """Where a free-floating scored Prizm comes to rest on its scoring piece: centre
-        ``slide_back`` behind the exit, or, where that would hang over the table's edge
-        (a piece that leaves the table), the point furthest forward that keeps the disc on
-        the table; it stays put when the piece offers none (our stand-in)."""
-        r = self.game.rules
+    def _slide_scored(self, el: Element, js: list[int]) -> None:
+        """Slide the free-floating Prizms ``js`` just scored by piece ``el``, the last
+        crossed (furthest along the piece) first, each coming to rest before the next
+        moves (``_slide_target``): Prizms scored by one piece end up touching in a row."""
         shape = self.game.shapes[(el.kind, el.gear, el.side)]
-        d = max(0.0, shape.length - r.slide_back)
-        step = shape.length / 256.0
-        while d >= 0.0:
+        start = {j: self._centreline_at(el, shape, self.prizms[j]) for j in js}
+        for j in sorted(js, key=lambda k: (-start[k], k)):
+            pz = self.prizms[j]
+            x, y = self._slide_target(el, shape, j, start[j])
+            if (x, y) != (pz.x, pz.y):
+                self.prizms[j] = Prizm(x, y, pz.owner)
+                self._touch.pop(j, None)
+
+    @staticmethod
+    def _centreline_at(el: Element, shape: Any, pz: Prizm) -> float:
+        """The arc length along ``el``'s centreline nearest the Prizm's centre (where the
+        Lazer crossed it), to a step of ``SLIDE_STEPS``."""
+        n = SLIDE_STEPS
+        best, best_d = math.inf, 0.0
+        for k in range(n + 1):
+            d = shape.length * k / n
             lx, ly = shape.point_at(d)
             w = el.pose.compose(Pose(lx, ly, 0.0))
-            if self.game.table.contains_point(w.x, w.y, r.prizm_radius):
-                return (w.x, w.y)
-            d -= step
-        return start
+            dist = math.hypot(w.x - pz.x, w.y - pz.y)
+            if dist < best:
+                best, best_d = dist, d
+        return best_d
+
+    def _slide_target(self, el: Element, shape: Any, j: int,
+                      d0: float) -> tuple[float, float]:
+        """Where scored Prizm ``j`` comes to rest on its scoring piece ``el``: it moves along
+        the centreline from ``d0`` (where it was crossed) towards ``slide_back`` behind the
+        exit, and stops where its disc would first touch another Prizm or leave the table
+        (the last free point, found to ``SLIDE_BISECTIONS`` halvings of a step of
+        ``SLIDE_STEPS``). If its disc is not free at ``d0`` it rests at the free point of
+        the centreline nearest the slide's end; if the piece has none, it stays put."""
+        r = self.game.rules
+        end = max(0.0, shape.length - r.slide_back)
+        step = shape.length / SLIDE_STEPS
+
+        def free_at(d: float) -> tuple[float, float] | None:
+            lx, ly = shape.point_at(d)
+            w = el.pose.compose(Pose(lx, ly, 0.0))
+            if not self.game.table.contains_point(w.x, w.y, r.prizm_radius):
+                return None
+            apart = 2.0 * r.prizm_radius
+            for k, q in enumerate(self.prizms):
+                if k != j and math.hypot(w.x - q.x, w.y - q.y) < apart:
+                    return None
+            return (w.x, w.y)
+
+        here = free_at(d0)
+        if here is None:
+            points = [k * step for k in range(SLIDE_STEPS + 1)] + [end]
+            for d in sorted(points, key=lambda d: (abs(d - end), -d)):
+                got = free_at(d)
+                if got is not None:
+                    return got
+            pz = self.prizms[j]
+            return (pz.x, pz.y)
+        sign = 1.0 if end >= d0 else -1.0
+        last, last_xy = d0, here
+        count = math.ceil(abs(end - d0) / step)
+        for k in range(1, count + 1):
+            d = end if k == count else d0 + sign * k * step
+            got = free_at(d)
+            if got is None:  # blocked between last and d: halve towards the touch
+                lo, hi = last, d
+                for _ in range(SLIDE_BISECTIONS):
+                    mid = (lo + hi) / 2.0
+                    got = free_at(mid)
+                    if got is None:
+                        hi = mid
+                    else:
+                        lo, last_xy = mid, got
+                return last_xy
+            last, last_xy = d, got
+        return last_xy
 
     def _colours_near(self, js: list[int]) -> list[frozenset[int]]:
         """For each Prizm in ``js``, the owners of the Lazers touching its disc (known ones
