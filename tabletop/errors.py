@@ -13,3 +13,9 @@ class InvalidStateError(ValueError):
 
 class ConfigError(ValueError):
     """A configuration file or object that does not match its dataclass schema."""
+
+
+class SeatError(IllegalActionError):
+    """A seat argument that is not a seat of the game: seats are ints in ``range(num
+    players)`` (numpy ints accepted); bools, strings and floats are refused, never coerced.
+    An :class:`IllegalActionError`, so that callers of ``apply_actions`` catch it as before."""

@@ -13,9 +13,32 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from tabletop.config import from_mapping, to_mapping
-from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.errors import ConfigError, IllegalActionError, SeatError
 from tabletop.protocol import GameOutcome
+
+
+def seat_index(seat: Any, num_players: int) -> int:
+    """``seat`` as a seat of a game of ``num_players``, or :class:`SeatError` naming what
+    was wrong and what is allowed (an int, or a numpy int, in ``0 .. num_players - 1``)."""
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
+        raise SeatError(f"a seat must be an int in 0..{num_players - 1}, got {seat!r} "
+                        f"({type(seat).__name__})")
+    s = int(seat)
+    if not 0 <= s < num_players:
+        raise SeatError(f"seat {s} does not exist: this game has seats 0..{num_players - 1}")
+    return s
+
+
+def joint_action(actions: Any, num_players: int) -> dict[int, Any]:
+    """A joint action (``{seat: action}``) with its seats checked by :func:`seat_index`;
+    anything but a mapping is an :class:`IllegalActionError`."""
+    if not isinstance(actions, Mapping):
+        raise IllegalActionError(
+            f"actions must map each deciding seat to its action, got {type(actions).__name__}")
+    return {seat_index(s, num_players): a for s, a in actions.items()}
 
 
 class RulesFiles:
@@ -111,6 +134,17 @@ class MachineQueries:
         if d is None:
             return ()
         return tuple(d["seats"]) if "seats" in d else (d["seat"],)
+
+    def _deciding(self, seat: Any) -> int | None:
+        """``seat`` as an int if it is deciding now, None if it is a seat not deciding;
+        :class:`SeatError` if it is no seat of this game (never coerced)."""
+        n = self.game.rules.num_players
+        if type(seat) is not int:
+            seat = seat_index(seat, n)
+        if seat in self.current_players():
+            return seat
+        seat_index(seat, n)
+        return None
 
     def decision_kind(self) -> Any:
         """The kind of the pending decision, or None."""

@@ -70,6 +70,12 @@ class Action(NamedTuple):
     arg: int = 0
 
     def __str__(self) -> str:
+        try:
+            return self._text()
+        except (IndexError, ValueError, AttributeError, TypeError):  # not an action of ours
+            return f"action(kind={self.kind!r}, arg={self.arg!r})"
+
+    def _text(self) -> str:
         k, a = self.kind, self.arg
         if k is ActionKind.STEP:
             return f"step {DIR_NAMES[a // 2]}" + (" + drop" if a % 2 else "")

@@ -29,7 +29,7 @@ from lunatix_env.rules.actions import (
 )
 from lunatix_env.rules.config import GadgetEffect, HazardEffect, Lunacy
 from tabletop.errors import IllegalActionError, InvalidStateError
-from tabletop.gamebase import MachineQueries
+from tabletop.gamebase import MachineQueries, joint_action, seat_index
 from tabletop.protocol import sample_discrete
 
 if TYPE_CHECKING:
@@ -266,8 +266,10 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ decisions
     def legal_actions(self, seat: int) -> list[Action]:
-        """Legal actions of ``seat`` now (empty if it is not deciding)."""
-        if seat not in self.current_players():
+        """Legal actions of ``seat`` now (empty if it is not deciding; a
+        :class:`~tabletop.errors.SeatError` if it is no seat of this game)."""
+        seat = self._deciding(seat)
+        if seat is None:
             return []
         cached = self._legal.get(seat)
         if cached is None:
@@ -299,12 +301,13 @@ class State(MachineQueries):
     def apply_actions(self, actions: Mapping[int, Action | int]) -> None:
         """Apply one action per decider (all deciders at a simultaneous node)."""
         d = self.decision
-        if d is not None and len(actions) == 1 and "seat" in d:
-            # fast path: one sequential decider with a legal Action
+        if d is not None and type(actions) is dict and len(actions) == 1 and "seat" in d:
+            # fast path: one sequential decider with a legal Action under an int seat
             seat = d["seat"]
             a = actions.get(seat)
             legal = self._legal.get(seat)
-            if type(a) is Action and legal is not None and a in legal:
+            if (type(a) is Action and legal is not None and a in legal
+                    and type(next(iter(actions))) is int):
                 self.decision = None
                 self._legal = {}
                 _DECIDE[d["kind"]](self, d, {seat: a})
@@ -314,9 +317,9 @@ class State(MachineQueries):
         if not players:
             raise IllegalActionError(self._no_decision_message())
         as_action = self.game.as_action
+        joint = joint_action(actions, self.game.rules.num_players)
         try:
-            acts = {int(s): (a if type(a) is Action else as_action(a))
-                    for s, a in actions.items()}
+            acts = {s: (a if type(a) is Action else as_action(a)) for s, a in joint.items()}
         except IllegalActionError as exc:
             legal = "; ".join(
                 f"seat {p}: " + ", ".join(str(x) for x in self.legal_actions(p)) for p in players)
@@ -1442,7 +1445,7 @@ class State(MachineQueries):
         """What ``seat`` may know, as structured data (no hidden information)."""
         from lunatix_env.rules.observe import observe
 
-        return observe(self, seat)
+        return observe(self, seat_index(seat, self.game.rules.num_players))
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """A clone in which every gadget card ``seat`` cannot see is dealt out afresh.
@@ -1463,6 +1466,7 @@ class State(MachineQueries):
         Hazard and turbo decks are counts without order, and simultaneous choices (card
         reveal, chip mix) are applied all at once, so nothing else is hidden.
         """
+        seat = seat_index(seat, self.game.rules.num_players)
         s = self.clone()
         s._legal = {}
         s._chance_cache = None

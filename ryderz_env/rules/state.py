@@ -30,7 +30,7 @@ from ryderz_env.rules.geometry import (
     polygon,
 )
 from tabletop.errors import IllegalActionError, InvalidStateError
-from tabletop.gamebase import MachineQueries
+from tabletop.gamebase import MachineQueries, joint_action, seat_index
 from tabletop.protocol import sample_discrete
 
 if TYPE_CHECKING:
@@ -253,8 +253,10 @@ class State(MachineQueries):
     # ------------------------------------------------------------------ decisions
     def legal_actions(self, seat: int) -> list[Action]:
         """Legal actions of ``seat`` now: every discrete choice, and at a launch decision a
-        spread of ``launch_spread`` evenly spaced Launch Points per gear."""
-        if seat not in self.current_players():
+        spread of ``launch_spread`` evenly spaced Launch Points per gear (empty if it is not
+        deciding; a :class:`~tabletop.errors.SeatError` if it is no seat of this game)."""
+        seat = self._deciding(seat)
+        if seat is None:
             return []
         cached = self._legal.get(seat)
         if cached is None:
@@ -263,7 +265,8 @@ class State(MachineQueries):
 
     def legal_action_ints(self, seat: int) -> list[int]:
         """The codec ints of the legal actions (each once)."""
-        if seat not in self.current_players():
+        seat = self._deciding(seat)
+        if seat is None:
             return []
         g = self.game
         key = self._legal_key(seat)
@@ -292,7 +295,8 @@ class State(MachineQueries):
 
     def illegal_reason(self, seat: int, action: Any) -> str | None:
         """Why ``action`` is illegal for ``seat`` now, or None when it is legal."""
-        if seat not in self.current_players():
+        seat = self._deciding(seat)
+        if seat is None:
             return f"seat {seat} is not deciding now (deciders: {list(self.current_players())})"
         try:
             a = self.game.as_action(action)
@@ -336,20 +340,18 @@ class State(MachineQueries):
         players = self.current_players()
         if not players:
             raise IllegalActionError(self._no_decision_message())
-        try:
-            given = sorted(int(s) for s in actions)
-        except (TypeError, ValueError) as exc:
-            raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
+        joint = joint_action(actions, self.game.rules.num_players)
+        given = sorted(joint)
         if given != sorted(players):
             raise IllegalActionError(
                 f"actions given for seats {given}, but the deciders are {list(players)}")
         acts: dict[int, Action] = {}
-        for s, a in actions.items():
+        for s, a in joint.items():
             act = self.game.as_action(a)  # raises IllegalActionError for a non-action
-            why = self._why_illegal(int(s), act)
+            why = self._why_illegal(s, act)
             if why is not None:
                 raise IllegalActionError(why)
-            acts[int(s)] = act
+            acts[s] = act
         d, self.decision = self.decision, None
         self._legal = {}
         _DECIDE_BY_VALUE[d["kind"]](self, d, acts)
@@ -1098,7 +1100,7 @@ class State(MachineQueries):
         pending tasks and chance event) are left out of the observation."""
         from ryderz_env.rules.serialize import public_view
 
-        return public_view(self, seat)
+        return public_view(self, seat_index(seat, self.game.rules.num_players))
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """A clone in which the other seats' aimed Launch Points are redrawn.
@@ -1112,6 +1114,7 @@ class State(MachineQueries):
         choices are applied all at once (none is ever stored half-made), so with no
         placement pending this is a plain clone (and ``rng`` is not drawn from).
         """
+        seat = seat_index(seat, self.game.rules.num_players)
         s = self.clone()
 
         def aim() -> float:
