@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from lunatix_env.rules.config import GadgetEffect
 from lunatix_env.rules.state import (
+    PIT,
     SCHEMA_VERSION,
+    TRACK,
     Car,
     ChanceKind,
     DecisionKind,
@@ -19,6 +23,7 @@ from tabletop.jsoncheck import as_int as _int
 from tabletop.jsoncheck import as_ints as _ints
 from tabletop.jsoncheck import as_num as _num
 from tabletop.jsoncheck import bad as _err
+from tabletop.jsoncheck import check_deciders, check_limits
 from tabletop.jsoncheck import key as _get
 
 if TYPE_CHECKING:
@@ -30,6 +35,10 @@ _TASK_ARITY = {
     "draw_hazard": 1, "apply_hazards": 2, "skid": 2, "damage": 2, "turbo": 1,
     "turbo_apply": 2, "shop": 2, "gadget_draw": 1, "gadget_choose": 1, "hand_limit": 1,
 }
+#: limits checked before anything else (the largest states of 6-player random games have
+#: ~460 values, 5 levels deep)
+MAX_DEPTH = 8
+MAX_VALUES = 5_000
 _TURN_KEYS = {"seat", "steps", "over", "ram", "battering", "drop_kind", "drops", "ignore_max",
               "rocket"}
 
@@ -80,6 +89,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     """Validate ``data`` against ``game`` and build the state it describes."""
     if not isinstance(data, Mapping):
         raise InvalidStateError("state dict: expected a JSON object")
+    check_limits(data, MAX_DEPTH, MAX_VALUES)
     if data.get("schema") != "lunatix_loop/state":
         raise _err("schema", f"expected 'lunatix_loop/state', got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:
@@ -145,12 +155,12 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         raise _err("batches", "expected a list")
     s.batches = [_ints(b, f"batches[{i}]", None, 0, nh - 1) for i, b in enumerate(batches)]
     s.tasks = _tasks(_get(data, "tasks", ""), n)
-    s.decision = _decision(_get(data, "decision", ""), n)
-    s.chance = _chance(_get(data, "chance", ""), n)
+    s.decision = _decision(game, _get(data, "decision", ""))
+    s.chance = _chance(game, _get(data, "chance", ""))
     s.turn = _turn(_get(data, "turn", ""), n)
     try:
         s.status = Outcome(_get(data, "outcome", ""))
-    except ValueError:
+    except (ValueError, TypeError):
         raise _err("outcome", f"unknown outcome {data['outcome']!r}") from None
     winner = _get(data, "winner", "")
     s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
@@ -163,6 +173,12 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         if (c.square < 0) != (c.seat in undealt):
             raise _err(f"cars[{c.seat}].square",
                        "only a car whose start dot is still to be dealt has square -1")
+    step = speed_step(game)
+    for c in s.cars:
+        for name in ("speed", "max_speed"):
+            if getattr(c, name) % step:
+                raise _err(f"cars[{c.seat}].{name}", f"{getattr(c, name)} is not a multiple of "
+                           f"{step} mph, the step of every speed this game's rules can give")
     for c in s.cars:
         turbo = s.turn is not None and s.turn["seat"] == c.seat and s.turn["ignore_max"]
         if c.speed > c.max_speed and not turbo:
@@ -173,6 +189,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     pending = (s.decision is not None) + (s.chance is not None)
     if not s.is_terminal() and pending != 1:
         raise _err("decision", "a game in progress has exactly one pending decision or chance")
+    check_deciders(s)
     return s
 
 
@@ -192,41 +209,115 @@ def _tasks(v: Any, n: int) -> list[tuple]:
     return out
 
 
-def _decision(v: Any, n: int) -> dict | None:
+#: the context keys of each decision kind (besides "kind" and "seat" or "seats"); a gadget
+#: decision is offered against a hazard card (card, where) or a turbo's dice (dice)
+_DECISION_KEYS: dict[str, tuple[frozenset[str], ...]] = {
+    "chip_mix": (frozenset(),), "card": (frozenset(),), "brake": (frozenset(),),
+    "accelerate": (frozenset(),), "drop_kind": (frozenset(),), "step": (frozenset(),),
+    "ram": (frozenset(),), "turn_around": (frozenset(),), "keep_gadget": (frozenset(),),
+    "discard_gadget": (frozenset(),), "pit_exit": (frozenset(),),
+    "charge": (frozenset({"gadget"}),), "shop": (frozenset({"points"}),),
+    "luck": (frozenset({"deck", "card"}),), "protect": (frozenset({"hits"}),),
+    "gadget": (frozenset({"gadget", "card", "where"}), frozenset({"gadget", "dice"})),
+}
+_SIMULTANEOUS = ("chip_mix", "card")
+
+
+def speed_step(game: Game) -> int:
+    """The greatest common divisor of every speed a car of ``game`` can have: the start and
+    maximum speeds, the caps, and every amount a rule adds or takes (config values)."""
+    r, d = game.rules, game.decks
+    t = r.turn_around
+    values = [r.start_speed, r.max_speed, r.turbo_speed_cap, r.speed_per_square,
+              r.speed_loss_per_hit, r.chips.glue_speed_loss, r.pit.repair_amount,
+              t.uturn_curve_speed, t.uturn_speed, t.bootleg_min_speed, t.bootleg_curve_speed,
+              t.bootleg_speed, *r.brake_amounts, *r.accelerate_amounts,
+              *(c.amount for c in d.hazard), *(c.amount for c in d.turbo),
+              *(c.amount for c in d.gadgets if c.effect is GadgetEffect.ROCKET),
+              *(a for c in d.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
+              *(o.safe_speed for o in game.track.openings)]
+    return math.gcd(*values) or 1
+
+
+def max_dice(game: Game) -> int:
+    """The most damage dice one roll of ``game`` can have (every source in its config)."""
+    r, d = game.rules, game.decks
+    rams = r.rams
+    pairs = (rams.involuntary, rams.sideswipe, rams.rear_end, rams.head_on)
+    return max([r.chips.tacks_dice, r.skid.wall_dice, r.skid.pit_wall_dice, *r.skid.car_dice,
+                *(x for pair in pairs for x in pair),
+                max(pair[1] for pair in pairs) + rams.battering_ram_extra,
+                *(c.dice for c in d.hazard), *(c.dice for c in d.turbo), 1])
+
+
+def _decision(game: Game, v: Any) -> dict | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
         raise _err("decision", "expected an object or null")
     try:
         kind = DecisionKind(v.get("kind"))
-    except ValueError:
+    except (ValueError, TypeError):
         raise _err("decision.kind", f"unknown decision {v.get('kind')!r}") from None
+    n = game.rules.num_players
     d = dict(v)
+    who = {"seats"} if kind.value in _SIMULTANEOUS else {"seat"}
+    shapes = _DECISION_KEYS[kind.value]
+    context = set(d) - {"kind"} - who
+    if not who <= set(d) or context not in shapes:
+        want = " or ".join(str(sorted({"kind"} | who | c)) for c in shapes)
+        raise _err("decision", f"a {kind.value!r} decision has the keys {want}, "
+                   f"got {sorted(d)}")
     if "seats" in d:
         d["seats"] = _ints(d["seats"], "decision.seats", None, 0, n - 1)
-        if kind not in (DecisionKind.CHIP_MIX, DecisionKind.CARD) or not d["seats"]:
-            raise _err("decision", "only chip_mix and card decisions are simultaneous")
+        if not d["seats"] or d["seats"] != sorted(set(d["seats"])):
+            raise _err("decision.seats", "expected distinct seats in increasing order, "
+                       f"got {d['seats']}")
     else:
-        _int(_get(d, "seat", "decision"), "decision.seat", 0, n - 1)
-    for k, val in d.items():
-        if k not in ("kind", "seats", "deck") and not isinstance(val, int | list):
-            raise _err(f"decision.{k}", f"unexpected value {val!r}")
+        _int(d["seat"], "decision.seat", 0, n - 1)
+    decks = game.decks
+    if "gadget" in d:
+        _int(d["gadget"], "decision.gadget", 0, len(decks.gadgets) - 1)
+    if "points" in d:
+        _int(d["points"], "decision.points", 0, game.rules.pit.points)
+    if "hits" in d:
+        top = max(game.rules.damage_die_faces) * max_dice(game)
+        _int(d["hits"], "decision.hits", 1, top)
+    if "dice" in d:
+        _int(d["dice"], "decision.dice", 1, max_dice(game))
+    if "where" in d:
+        _int(d["where"], "decision.where", TRACK, PIT)
+    if kind is DecisionKind.LUCK:
+        if d["deck"] not in ("hazard", "turbo"):
+            raise _err("decision.deck", f"expected 'hazard' or 'turbo', got {d['deck']!r}")
+        size = len(decks.hazard if d["deck"] == "hazard" else decks.turbo)
+        _int(d["card"], "decision.card", 0, size - 1)
+    elif "card" in d:
+        _int(d["card"], "decision.card", 0, len(decks.hazard) - 1)
     return d
 
 
-def _chance(v: Any, n: int) -> dict | None:
+_CHANCE_KEYS = {"start_dot": frozenset({"kind", "seat"}), "gadget": frozenset({"kind", "seat"}),
+                "hazard": frozenset({"kind", "seat"}), "turbo": frozenset({"kind", "seat"}),
+                "dice": frozenset({"kind", "seat", "n"})}
+
+
+def _chance(game: Game, v: Any) -> dict | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
         raise _err("chance", "expected an object or null")
     try:
         kind = ChanceKind(v.get("kind"))
-    except ValueError:
+    except (ValueError, TypeError):
         raise _err("chance.kind", f"unknown chance event {v.get('kind')!r}") from None
     d = dict(v)
-    _int(_get(d, "seat", "chance"), "chance.seat", 0, n - 1)
+    if set(d) != _CHANCE_KEYS[kind.value]:
+        raise _err("chance", f"a {kind.value!r} event has the keys "
+                   f"{sorted(_CHANCE_KEYS[kind.value])}, got {sorted(d)}")
+    _int(d["seat"], "chance.seat", 0, game.rules.num_players - 1)
     if kind is ChanceKind.DICE:
-        _int(_get(d, "n", "chance"), "chance.n", 1)
+        _int(d["n"], "chance.n", 1, max_dice(game))
     return d
 
 

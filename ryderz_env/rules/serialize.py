@@ -18,7 +18,17 @@ from ryderz_env.rules.state import (
     State,
 )
 from tabletop.errors import InvalidStateError
-from tabletop.jsoncheck import as_bool, as_int, as_ints, as_list, as_num, bad, key
+from tabletop.jsoncheck import (
+    as_bool,
+    as_int,
+    as_ints,
+    as_list,
+    as_num,
+    bad,
+    check_deciders,
+    check_limits,
+    key,
+)
 
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
@@ -29,6 +39,12 @@ KIND_NAMES = {PieceKind.STRAIGHT: "straight", PieceKind.SOFT: "soft", PieceKind.
               PieceKind.LAUNCH: "launch"}
 _KINDS = {v: k for k, v in KIND_NAMES.items()}
 _TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
+_TOP_KEYS = {"schema", "version", "seed", "round", "marker", "order", "players", "prizms",
+             "turn_id", "turn", "tasks", "decision", "chance", "status", "winner"}
+#: limits checked before anything else (the largest states of 4-player random games have
+#: ~600 values, 7 levels deep)
+MAX_DEPTH = 10
+MAX_VALUES = 10_000
 
 
 def _copy_json(v: Any) -> Any:
@@ -166,13 +182,20 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     """Validate ``data`` against ``game`` and build the state it describes."""
     if not isinstance(data, Mapping):
         raise InvalidStateError("state dict: expected a JSON object")
+    check_limits(data, MAX_DEPTH, MAX_VALUES)
     if data.get("schema") != SCHEMA:
         raise bad("schema", f"expected {SCHEMA!r}, got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:
         raise bad("version", f"unsupported version {data.get('version')!r}; "
                   f"this engine reads {SCHEMA_VERSION}")
+    extra = set(data) - _TOP_KEYS
+    if extra:
+        raise bad("", f"unknown keys {sorted(extra)}; a state has {sorted(_TOP_KEYS)}")
     n = game.num_players
-    s = State(game, data.get("seed"), _empty=True)
+    seed = key(data, "seed", "")
+    if seed is not None:
+        as_int(seed, "seed")
+    s = State(game, seed, _empty=True)
     s.round = as_int(key(data, "round", ""), "round", 0, game.rules.round_limit)
     s.marker = as_int(key(data, "marker", ""), "marker", 0, n - 1)
     s.order = as_ints(key(data, "order", ""), "order", None, 0, n - 1)
@@ -194,7 +217,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     _check_turn_consistency(s)
     try:
         s.status = Outcome(key(data, "status", ""))
-    except ValueError:
+    except (ValueError, TypeError):
         raise bad("status", f"unknown status {data['status']!r}") from None
     winner = key(data, "winner", "")
     s.winner = None if winner is None else as_int(winner, "winner", 0, n - 1)
@@ -207,6 +230,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         if s.score(seat) >= game.rules.win_prizms and s.winner != seat:
             raise bad("prizms", f"seat {seat} has {s.score(seat)} Prizms but has not won")
     s._reset_caches()
+    check_deciders(s)
     return s
 
 
@@ -244,7 +268,7 @@ def _decision(v: Any, n: int) -> dict | None:
     if v is None:
         return None
     kind = key(v, "kind", "decision")
-    if kind not in {k.value for k in _DECIDE}:
+    if not isinstance(kind, str) or kind not in {k.value for k in _DECIDE}:
         raise bad("decision.kind", f"unknown decision {kind!r}")
     if kind == DecisionKind.ENGINES.value:
         seats = as_ints(key(v, "seats", "decision"), "decision.seats", n, 0, n - 1)
@@ -270,7 +294,7 @@ def _chance(v: Any, n: int) -> dict | None:
     if v is None:
         return None
     kind = key(v, "kind", "chance")
-    if kind not in _CHANCE_KEYS:
+    if not isinstance(kind, str) or kind not in _CHANCE_KEYS:
         raise bad("chance.kind", f"unknown chance event {kind!r}")
     if set(v) != {"kind"} | _CHANCE_KEYS[kind]:
         raise bad("chance", f"a {kind} event has keys {sorted(_CHANCE_KEYS[kind])}")
@@ -313,6 +337,14 @@ def _check_turn_consistency(s: State) -> None:
     d, t = s.decision, s.turn
     if t is not None and t["id"] != s.turn_id:
         raise bad("turn.id", f"{t['id']} is not the current turn {s.turn_id}")
+    c = s.chance
+    if c is not None and c["kind"] == ChanceKind.DIE.value:
+        if t is None or c["seat"] != t["seat"]:
+            raise bad("chance.seat", "the curve die is rolled in the turn of the seat rolling "
+                      "it (turn is null or another seat's)")
+        if s.players[c["seat"]].head is None:
+            raise bad(f"players[{c['seat']}].head", "the seat rolling the curve die needs a "
+                      "head pose to place the piece from")
     if d is None or "seat" not in d or d["kind"] == DecisionKind.RESPAWN.value:
         return
     if t is None or d["seat"] != t["seat"]:

@@ -1,0 +1,139 @@
+"""Regression tests for the state dicts both engines once accepted and then crashed, hung or
+broke an invariant on (issue 15's list): each is now refused by ``state_from_dict`` with an
+``InvalidStateError`` naming the field, before anything else runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from random_play import random_step
+
+from tabletop import registry
+from tabletop.errors import InvalidStateError
+
+
+def reach(name: str, players: int, wanted: Callable[[Any], bool], seed: int = 0) -> Any:
+    """The first state of seeded random play of ``name`` for which ``wanted`` holds."""
+    g = registry.get(name).game(num_players=players)
+    for k in range(seed, seed + 40):
+        rng = np.random.default_rng(k)
+        s = g.new_initial_state(k)
+        while not s.is_terminal():
+            if wanted(s):
+                return s
+            random_step(s, rng)
+    raise AssertionError("no such state in 40 games")
+
+
+def refused(s: Any, change: Callable[[dict], None], match: str) -> None:
+    data = copy.deepcopy(s.to_dict())
+    change(data)
+    with pytest.raises(InvalidStateError, match=match):
+        s.game.state_from_dict(data)
+
+
+def at_decision(kind: str) -> Callable[[Any], bool]:
+    return lambda s: s.decision is not None and s.decision["kind"] == kind
+
+
+# ------------------------------------------------------------------ Lunatix Loop
+def test_lunatix_decision_whose_contents_do_not_match_its_kind() -> None:
+    # was: {"kind": "luck", "seat": 1} accepted, then KeyError 'deck' on the next action
+    s = reach("lunatix", 2, at_decision("brake"))
+    seat = s.decision["seat"]
+    refused(s, lambda d: d.__setitem__("decision", {"kind": "luck", "seat": seat}),
+            r"decision: a 'luck' decision has the keys")
+    refused(s, lambda d: d["decision"].__setitem__("points", 3), "decision: a 'brake'")
+
+
+def test_lunatix_duplicated_seat_at_a_simultaneous_decision() -> None:
+    # was: accepted, then every input illegal
+    s = reach("lunatix", 3, at_decision("card"))
+    refused(s, lambda d: d["decision"].__setitem__("seats", [0, 0, 1]), "decision.seats")
+
+
+def test_lunatix_speed_off_the_rules_step() -> None:
+    # was: speed 35 accepted, leaving a decider with no legal action
+    s = reach("lunatix", 2, at_decision("card"))
+    refused(s, lambda d: d["cars"][0].__setitem__("speed", 35), r"cars\[0\].speed.*multiple")
+
+
+def test_lunatix_dice_count_beyond_any_roll() -> None:
+    # was: chance.n = 2000 accepted; chance_outcomes() then took seconds (quadratic) and
+    # every probability underflowed to 0.0
+    s = reach("lunatix", 2, lambda s: s.chance is not None and s.chance["kind"] == "dice")
+    refused(s, lambda d: d["chance"].__setitem__("n", 2000), r"chance.n: 2000 is outside")
+
+
+def test_lunatix_decider_without_a_legal_action() -> None:
+    # a keep_gadget decision with no gadget on offer: nothing the seat could play
+    s = reach("lunatix", 2, at_decision("step"))
+    seat = s.decision["seat"]
+    refused(s, lambda d: d.__setitem__("decision", {"kind": "keep_gadget", "seat": seat}),
+            "seat .* has no legal action")
+
+
+# ------------------------------------------------------------------ Lazer Ryderz
+def test_ryderz_die_roll_outside_the_rollers_turn() -> None:
+    # was: accepted, then TypeError in _c_die
+    s = reach("ryderz", 2, lambda s: s.chance is not None and s.chance["kind"] == "die")
+    refused(s, lambda d: d.__setitem__("turn", None), "chance.seat: the curve die")
+
+
+def test_ryderz_unknown_top_level_key_and_unchecked_seed() -> None:
+    s = reach("ryderz", 2, lambda s: s.decision is not None)
+    refused(s, lambda d: d.__setitem__("bogus", 1), "unknown keys")
+    refused(s, lambda d: d.__setitem__("seed", float("nan")), "seed")  # was: to_dict not JSON
+    refused(s, lambda d: d.__setitem__("seed", "7"), "seed")
+
+
+# ------------------------------------------------------------------ both games
+GAMES = registry.names()
+
+
+def nested(depth: int) -> list:
+    v: list = []
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("change,match", [
+    (lambda d: d.pop("round"), "missing key 'round'"),  # was: KeyError
+    (lambda d: d.__setitem__("decision", {"kind": {"a": 1}, "seat": 0}), "decision"),  # TypeError
+    (lambda d: d.__setitem__("order", nested(100_000)), "nested deeper"),  # RecursionError
+    (lambda d: d.__setitem__("order", list(range(10**6))), "values in all"),
+    (lambda d: d.__setitem__("round", 10**5000), "integer beyond"),  # unprintable int
+    (lambda d: d.__setitem__("schema", "x" * 10**6), "characters"),
+    (lambda d: d.__setitem__("order", [float("inf")]), "finite"),
+    (lambda d: d.__setitem__("order", {1: 0}), "keys must be strings"),
+], ids=["missing-key", "dict-as-enum", "deep-nesting", "huge-list", "huge-int", "huge-string",
+        "infinity", "int-keys"])
+def test_malformed_json_is_refused_before_anything_reads_it(name: str, change: Any,
+                                                             match: str) -> None:
+    s = reach(name, 2, lambda s: s.decision is not None)
+    before = json.dumps(s.to_dict(), sort_keys=True)
+    refused(s, change, match)
+    assert json.dumps(s.to_dict(), sort_keys=True) == before
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_limits_admit_every_state_of_random_play(name: str) -> None:
+    """The size limits are far above real states: 4-player games round-trip to the end."""
+    g = registry.get(name).game(num_players=4)
+    for k in range(2):
+        rng = np.random.default_rng(k)
+        s = g.new_initial_state(k)
+        steps = 0
+        while not s.is_terminal():
+            random_step(s, rng)
+            steps += 1
+            if steps % 25 == 0:
+                back = g.state_from_dict(json.loads(json.dumps(s.to_dict())))
+                assert back.to_dict() == s.to_dict()
