@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib.resources
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -133,6 +134,8 @@ def _convert(tp: Any, value: Any, source: str, where: str) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise _fail(source, where, f"expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise _fail(source, where, f"expected a finite number, got {value!r}")
         return float(value)
     if tp is str:
         if not isinstance(value, str):

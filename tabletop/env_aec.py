@@ -14,7 +14,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from tabletop.env_core import GameAdapter, GameSession, OnIllegal
+from tabletop.env_core import GameAdapter, GameSession, on_illegal_option
 from tabletop.errors import ConfigError
 
 
@@ -55,7 +55,7 @@ class EnvCommon:
             raise ConfigError(f"mask_in {mask_in!r} is not one of {', '.join(MASK_IN)}")
         self.adapter = adapter
         self.render_mode = render_mode
-        self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
+        self.session = GameSession(adapter, on_illegal_option(on_illegal), auto_play)
         self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = adapter.observation_space()

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tabletop.errors import IllegalActionError
+from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord
 
@@ -99,6 +99,17 @@ class OnIllegal(enum.Enum):
     RAISE = "raise"  # raise IllegalActionError, state unchanged
     PENALTY = "penalty"  # the game ends: the offender gets ``illegal_penalty``, others 0
     RANDOM_LEGAL = "random_legal"  # a uniformly random legal action is played instead
+
+
+def on_illegal_option(value: str | OnIllegal) -> OnIllegal:
+    """The ``on_illegal`` option, or a :class:`ConfigError` naming the allowed values."""
+    if isinstance(value, OnIllegal):
+        return value
+    for member in OnIllegal:
+        if value == member.value:
+            return member
+    allowed = ", ".join(repr(m.value) for m in OnIllegal)
+    raise ConfigError(f"on_illegal must be one of {allowed}, got {value!r}")
 
 
 def random_masked_index(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -231,7 +242,7 @@ class GameSession:
     def __init__(self, adapter: GameAdapter, on_illegal: str | OnIllegal = OnIllegal.RAISE,
                  auto_play: bool = False, illegal_penalty: float = -1.0) -> None:
         self.adapter = adapter
-        self.on_illegal = OnIllegal(on_illegal)
+        self.on_illegal = on_illegal_option(on_illegal)
         self.auto_play = auto_play
         self.illegal_penalty = illegal_penalty
         self.n = adapter.num_players

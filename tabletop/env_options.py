@@ -10,6 +10,7 @@ an ``env_config`` with the defaults of ``on_illegal``, ``illegal_penalty`` and
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
@@ -17,6 +18,7 @@ import pettingzoo
 
 from tabletop.env_aec import FastOrderEnforcingWrapper
 from tabletop.env_core import GameAdapter
+from tabletop.errors import ConfigError
 
 
 class SessionDefaults(Protocol):
@@ -57,6 +59,13 @@ class AdapterOptions:
                             "in info and action_masks()")
         adapter_options = {k: options.pop(k) for k in list(options)
                            if k not in getattr(self, "view_options", ())}
+        known = inspect.signature(type(self).make_adapter).parameters
+        unknown = sorted(set(adapter_options) - set(known))
+        if unknown:
+            allowed = sorted({*known, *getattr(self, "view_options", ()), "render_mode",
+                              "on_illegal", "auto_play", "bots"})
+            raise ConfigError(f"unknown env option(s) {', '.join(unknown)}; the options are "
+                              f"{', '.join(allowed)}")
         adapter = type(self).make_adapter(**adapter_options)
         cfg: SessionDefaults = adapter.env_config  # type: ignore[attr-defined]
         if auto_play is None:

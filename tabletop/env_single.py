@@ -11,10 +11,12 @@ import numpy as np
 from tabletop.env_core import (
     GameAdapter,
     GameSession,
-    OnIllegal,
     is_bot,
+    on_illegal_option,
     random_masked_index,
 )
+from tabletop.errors import ConfigError, ResetNeededError, SeatError
+from tabletop.gamebase import seat_index
 
 #: an opponent: (observation, action mask, seat, rng) -> an env action (an int for
 #: ``Discrete`` action spaces)
@@ -55,17 +57,25 @@ class SingleAgentView(gymnasium.Env):
                  | None = None) -> None:
         self.adapter = adapter
         self.render_mode = render_mode
-        self.session = GameSession(adapter, OnIllegal(on_illegal), auto_play)
+        self.session = GameSession(adapter, on_illegal_option(on_illegal), auto_play)
         n = adapter.num_players
         if opponents is None:
             opponents = self._random_opponent
         single = callable(opponents) or is_bot(opponents)
         self._fixed = [opponents] * (n - 1) if single else list(opponents)
         if len(self._fixed) != n - 1:
-            raise ValueError(f"need {n - 1} opponent policies, got {len(self._fixed)}")
+            raise ConfigError(f"need {n - 1} opponent policies (one per other seat) or one "
+                              f"for all, got {len(self._fixed)}")
         self._sampler = opponent_sampler
         self._seat_option = learner_seat
-        self.learner = 0 if learner_seat == "random" else int(learner_seat)
+        if learner_seat == "random":
+            self.learner = 0
+        else:
+            try:
+                self.learner = seat_index(learner_seat, n)
+            except SeatError as exc:
+                raise ConfigError(f"learner_seat: {exc}, or 'random'") from None
+        self._started = False
         self.observation_space = adapter.observation_space()["observation"]
         self.action_space = adapter.action_space()
         self._opp_rng = np.random.default_rng(0)
@@ -94,7 +104,12 @@ class SingleAgentView(gymnasium.Env):
         self.session.reset(game_seed)
         self.session.take_rewards()
         self._play_others()
+        self._started = True
         return self._obs(), self._info()
+
+    def _require_reset(self, what: str) -> None:
+        if not self._started:
+            raise ResetNeededError(f"{what} before the first reset(): call reset() first")
 
     def _obs(self) -> np.ndarray:
         return self.adapter.encode(self.session.state, self.learner)
@@ -109,6 +124,7 @@ class SingleAgentView(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (for MaskablePPO; in an action mode
         that is not one ``Discrete`` space, the mask of its discrete part)."""
+        self._require_reset("action_masks()")
         return self.session.mask(self.learner).astype(bool)
 
     def _play_others(self) -> None:
@@ -133,6 +149,7 @@ class SingleAgentView(gymnasium.Env):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The learner acts; the opponents play until its next decision."""
+        self._require_reset("step()")
         s = self.session
         s.act(self.learner, action)
         substituted = bool(s.substituted)
@@ -148,10 +165,13 @@ class SingleAgentView(gymnasium.Env):
     @property
     def record(self):  # noqa: ANN201 - GameRecord
         """The record (config, seed, actions, chance outcomes) of the current episode."""
+        self._require_reset("record")
         return self.session.record
 
     def render(self) -> Any:
         """ansi text or an rgb_array picture of the table."""
+        if self.render_mode is not None:
+            self._require_reset("render()")
         if self.render_mode == "ansi":
             return self.adapter.render_ansi(self.session.state)
         if self.render_mode == "rgb_array":

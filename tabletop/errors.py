@@ -19,3 +19,7 @@ class SeatError(IllegalActionError):
     """A seat argument that is not a seat of the game: seats are ints in ``range(num
     players)`` (numpy ints accepted); bools, strings and floats are refused, never coerced.
     An :class:`IllegalActionError`, so that callers of ``apply_actions`` catch it as before."""
+
+
+class ResetNeededError(InvalidStateError):
+    """An env used before its first ``reset()`` (step, masks, render, record)."""
