@@ -294,6 +294,7 @@ class GameSession:
         self.state = game.new_initial_state(seed)
         self.record = GameRecord(game=self.adapter.env_name, config=self._config(game),
                                  seed=seed)
+        self.record.follow(self.state)
         self.buffer = {}
         self.forced_end = False
         self.illegal_by = None

@@ -7,7 +7,9 @@ round trip for records; ``MachineQueries`` the protocol queries of a task-machin
 
 from __future__ import annotations
 
+import copy
 import enum
+import functools
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,9 +17,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tabletop.config import from_mapping, to_mapping
+from tabletop.config import from_mapping, load_yaml, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError, SeatError
 from tabletop.protocol import GameOutcome
+
+#: the value a rules config holds for a file carried by value (its content is in
+#: ``Game.file_data``)
+INLINE_FILE = "<carried by value>"
+
+
+@functools.cache
+def shipped_presets(config_dir: Path) -> frozenset[str]:
+    """The YAML files of a game's shipped configs, as paths relative to its folder (the only
+    files a config dict may name)."""
+    return frozenset(p.relative_to(config_dir).as_posix()
+                     for p in config_dir.rglob("*.yaml") if p.is_file())
 
 
 def seat_index(seat: Any, num_players: int) -> int:
@@ -62,6 +76,10 @@ class GameBase:
     rules: Any
     codec: Any
     rules_class: ClassVar[type]
+    #: the rules fields that name a file of the game's configs (decks, track, table, ...)
+    file_fields: ClassVar[tuple[str, ...]] = ()
+    #: each file field's parsed YAML, as the game was built from it
+    file_data: dict[str, Any]
     #: the module with ``state_from_dict(game, data)`` (imported on first use)
     serialize_module: ClassVar[str]
 
@@ -76,17 +94,63 @@ class GameBase:
             return config
         return loader(config, **overrides)
 
+    def read_files(self, files: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The parsed YAML of each of ``file_fields``: carried by value in ``files``, else
+        read from the file the rules name; kept as ``file_data`` for :meth:`config_dict`."""
+        self.file_data = {}
+        for name in self.file_fields:
+            if files is not None and name in files:
+                self.file_data[name] = copy.deepcopy(files[name])
+            else:
+                self.file_data[name] = load_yaml(self.rules.resolve(getattr(self.rules, name)))
+        return self.file_data
+
+    def _source(self, name: str) -> str:
+        """Where file field ``name`` came from, for error messages."""
+        value = getattr(self.rules, name)
+        if value == INLINE_FILE:
+            return f"<config dict: {name}>"
+        return str(self.rules.resolve(value))
+
     def config_dict(self) -> dict[str, Any]:
-        """The rules config as plain JSON data (for records); inverse of ``from_config_dict``."""
+        """The rules config as plain JSON data (for records and positions), self-contained:
+        a file the rules name is kept as its name when it is a shipped preset read from the
+        shipped configs, else carried by value (its parsed YAML). Inverse of
+        :meth:`from_config_dict`; never a path of this machine."""
         data = to_mapping(self.rules)
-        if Path(data["base_dir"]) == self.rules_class.config_dir:
-            data["base_dir"] = ""  # the shipped configs: portable across machines
+        shipped = not data["base_dir"] or Path(data["base_dir"]) == self.rules_class.config_dir
+        presets = shipped_presets(self.rules_class.config_dir)
+        for name in self.file_fields:
+            if not (shipped and data[name] in presets):
+                data[name] = copy.deepcopy(self.file_data[name])
+        data["base_dir"] = ""
         return data
 
     @classmethod
     def from_config_dict(cls, data: Mapping[str, Any]) -> Any:
-        """A game from :meth:`config_dict` output."""
-        return cls(from_mapping(cls.rules_class, dict(data), source="<config dict>"))
+        """A game from :meth:`config_dict` output. No file is opened because the dict names
+        it: a file field is the file's content, or the name of a shipped preset (resolved
+        inside the package only); anything else is a :class:`ConfigError`."""
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"config dict: expected an object, got {type(data).__name__}")
+        data = dict(data)
+        base = data.pop("base_dir", "")
+        if base != "":
+            raise ConfigError(f"config dict: base_dir must be empty (a config dict names no "
+                              f"folder), got {base!r}")
+        presets = shipped_presets(cls.rules_class.config_dir)
+        files: dict[str, Any] = {}
+        for name in cls.file_fields:
+            value = data.get(name)
+            if isinstance(value, Mapping):
+                files[name] = value
+                data[name] = INLINE_FILE
+            elif not (isinstance(value, str) and value in presets):
+                raise ConfigError(
+                    f"config dict: {name}: {value!r} is neither the file's content nor a "
+                    f"shipped preset ({', '.join(sorted(presets))})")
+        data["base_dir"] = ""
+        return cls(from_mapping(cls.rules_class, data, source="<config dict>"), files=files)
 
     @property
     def num_players(self) -> int:

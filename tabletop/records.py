@@ -6,6 +6,7 @@ applying the logged events in order. ``RecordingState`` wraps a state and logs a
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -14,10 +15,39 @@ from typing import Any
 import numpy as np
 
 from tabletop.errors import InvalidStateError
+from tabletop.jsoncheck import check_limits
 from tabletop.protocol import Game, State
 
 RECORD_SCHEMA = "tabletop/record"
-RECORD_VERSION = 1
+#: 2 (2026-12-04): ``final_digest``, and configs carried by value (no machine's paths);
+#: version 1 records are read too (without a digest to check)
+RECORD_VERSION = 2
+READ_VERSIONS = (1, 2)
+#: digits floats are rounded to in ``state_digest`` (as the golden playthroughs: a last-bit
+#: difference between CPUs or GEOS builds does not change a digest, any change of play does)
+DIGEST_DIGITS = 9
+#: limits of a record read from outside (checked before anything else)
+MAX_RECORD_DEPTH = 16
+MAX_RECORD_VALUES = 5_000_000
+MAX_RECORD_EVENTS = 500_000
+
+
+def rounded(value: Any) -> Any:
+    """``value`` (plain JSON) with every float rounded to ``DIGEST_DIGITS`` decimals."""
+    if isinstance(value, float):
+        return round(value, DIGEST_DIGITS) + 0.0  # + 0.0: no "-0.0"
+    if isinstance(value, list | tuple):
+        return [rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def state_digest(state: State) -> str:
+    """A short hash of ``state.to_dict()`` with floats rounded (an integrity check against
+    accidents and truncation, not a signature)."""
+    text = json.dumps(rounded(state.to_dict()), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class GameRecord:
@@ -36,10 +66,14 @@ class GameRecord:
 
     def __init__(self, game: str, config: dict[str, Any], seed: int | None,
                  events: list[dict[str, Any]] | None = None,
-                 snapshots: dict[int, dict[str, Any]] | None = None) -> None:
+                 snapshots: dict[int, dict[str, Any]] | None = None,
+                 final_digest: str | None = None) -> None:
         self.game = game
         self.config = config
         self.seed = seed
+        #: ``state_digest`` of the state after the last event, as recorded (None: unknown)
+        self.final_digest = final_digest
+        self._state: State | None = None  # the live state of a record being written
         self._events: list[dict[str, Any]] = [] if events is None else events
         self.snapshots: dict[int, dict[str, Any]] = {} if snapshots is None else snapshots
         # events handed over as they are: (chance outcome, None) or (actions, to_json)
@@ -58,6 +92,11 @@ class GameRecord:
                    for what, to_json in self._pending]
         self._events.extend(written)  # (nothing changes if writing one fails)
         self._pending.clear()  # (in place: a shallow copy shares it, and the events)
+
+    def follow(self, state: State) -> None:
+        """Follow the live ``state`` this record logs: :meth:`to_dict` stores the digest of
+        the state it has then as ``final_digest``."""
+        self._state = state
 
     def log_chance(self, outcome: Any) -> None:
         """Append ``{"chance": json_value(outcome)}``, written when the events are read
@@ -81,10 +120,15 @@ class GameRecord:
 
     def __getstate__(self) -> dict[str, Any]:
         self._write_pending()  # (pending actions hold their writer, a bound method)
-        return dict(self.__dict__)
+        data = dict(self.__dict__)
+        if self._state is not None:  # (a copy does not follow the live state)
+            data["final_digest"] = state_digest(self._state)
+        data["_state"] = None
+        return data
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data."""
+        """Plain JSON data (with the digest of the followed state, if any)."""
+        digest = state_digest(self._state) if self._state is not None else self.final_digest
         return {
             "schema": RECORD_SCHEMA,
             "version": RECORD_VERSION,
@@ -93,32 +137,60 @@ class GameRecord:
             "seed": self.seed,
             "events": self.events,
             "snapshots": {str(k): v for k, v in sorted(self.snapshots.items())},
+            "final_digest": digest,
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
-        """Parse and validate a record dict."""
-        if data.get("schema") != RECORD_SCHEMA or data.get("version") != RECORD_VERSION:
+    def from_dict(cls, data: Any) -> GameRecord:
+        """Parse and validate a record dict: its size and types first, then every key
+        (``InvalidStateError`` naming the problem; the events themselves are checked by the
+        engine when replayed)."""
+        if not isinstance(data, Mapping):
+            raise InvalidStateError(f"record: expected a JSON object, got {type(data).__name__}")
+        check_limits(data, MAX_RECORD_DEPTH, MAX_RECORD_VALUES, what="record")
+        if data.get("schema") != RECORD_SCHEMA or data.get("version") not in READ_VERSIONS:
             raise InvalidStateError(
-                f"record: expected schema {RECORD_SCHEMA!r} version {RECORD_VERSION}, got "
-                f"{data.get('schema')!r} version {data.get('version')!r}"
-            )
+                f"record: expected schema {RECORD_SCHEMA!r} version 1 or {RECORD_VERSION}, got "
+                f"{data.get('schema')!r} version {data.get('version')!r}")
+        known = {"schema", "version", "game", "config", "seed", "events", "snapshots",
+                 "final_digest"}
+        if set(data) - known:
+            raise InvalidStateError(f"record: unknown keys {sorted(set(data) - known)}")
+        game, config, seed = data.get("game"), data.get("config"), data.get("seed")
+        if not isinstance(game, str):
+            raise InvalidStateError(f"record: 'game' must be a game's name, got {game!r}")
+        if not isinstance(config, Mapping):
+            raise InvalidStateError("record: 'config' must be an object")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InvalidStateError(f"record: 'seed' must be an integer or null, got {seed!r}")
         events = data.get("events")
         if not isinstance(events, list):
             raise InvalidStateError("record: 'events' must be a list")
+        if len(events) > MAX_RECORD_EVENTS:
+            raise InvalidStateError(f"record: {len(events)} events (at most {MAX_RECORD_EVENTS})")
         for i, e in enumerate(events):
             if not isinstance(e, Mapping) or len(e) != 1 or next(iter(e)) not in (
                 "chance",
                 "actions",
             ):
                 raise InvalidStateError(f"record: event {i} must be {{chance}} or {{actions}}")
+            if "actions" in e and not isinstance(e["actions"], Mapping):
+                raise InvalidStateError(f"record: event {i}: actions must be an object")
         snaps = data.get("snapshots") or {}
+        if not isinstance(snaps, Mapping) or not all(
+                isinstance(k, str) and k.isdigit() and int(k) <= len(events) for k in snaps):
+            raise InvalidStateError("record: 'snapshots' must map event indices to states")
+        digest = data.get("final_digest")
+        if digest is not None and not (isinstance(digest, str) and len(digest) == 16):
+            raise InvalidStateError(f"record: 'final_digest' must be 16 hex digits, got "
+                                    f"{digest!r}")
         return cls(
-            game=str(data.get("game")),
-            config=dict(data.get("config") or {}),
-            seed=data.get("seed"),
+            game=game,
+            config=dict(config),
+            seed=seed,
             events=[dict(e) for e in events],
             snapshots={int(k): v for k, v in snaps.items()},
+            final_digest=digest,
         )
 
     def save(self, path: str | Path) -> None:
@@ -127,8 +199,14 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
-        """Read a record written by :meth:`save`."""
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        """Read a record written by :meth:`save` (``InvalidStateError`` for a file that is
+        not one; ``OSError`` when it cannot be read)."""
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InvalidStateError(f"record: not JSON ({str(exc)[:80]})") from None
+        return cls.from_dict(data)
 
 
 class RecordingState:
@@ -138,6 +216,7 @@ class RecordingState:
         self.game = game
         self.state = state
         self.record = record
+        record.follow(state)
 
     def apply_chance(self, outcome: Any) -> None:
         """Apply and log a chance outcome."""
@@ -167,7 +246,9 @@ class RecordingState:
 
 
 def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
-    """Yield the state before each event and after the last, checking snapshots."""
+    """Yield the state before each event and after the last, checking snapshots and, at the
+    end, the recorded ``final_digest`` (an ``InvalidStateError`` when the replay ends in
+    another state: events removed, changed or truncated)."""
     state = game.new_initial_state(record.seed)
     for i, event in enumerate(record.events):
         snap = record.snapshots.get(i)
@@ -178,7 +259,19 @@ def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
             state.apply_chance(event["chance"])
         else:
             decode = game.action_from_json
-            state.apply_actions({int(s): decode(a) for s, a in event["actions"].items()})
+            try:
+                acts = {int(s): decode(a) for s, a in event["actions"].items()}
+            except (TypeError, ValueError) as exc:
+                raise InvalidStateError(f"record: event {i}: {exc}") from None
+            state.apply_actions(acts)
+    snap = record.snapshots.get(len(record.events))
+    if snap is not None and snap != state.to_dict():
+        raise InvalidStateError("record: replay diverges from the final snapshot")
+    if record.final_digest is not None and state_digest(state) != record.final_digest:
+        raise InvalidStateError(
+            f"record: the replay ends in another state than the one recorded (digest "
+            f"{state_digest(state)}, recorded {record.final_digest}): events were removed, "
+            "changed or cut off")
     yield state
 
 

@@ -117,6 +117,12 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
     Path(path).write_bytes(png)
 
 
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """An error's message on one line, cut to ``limit`` characters."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The CLI; returns the exit status."""
     parser = argparse.ArgumentParser(
@@ -137,8 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         record = GameRecord.load(args.record)
         game, adapter = load_game(record, args.game)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (OSError, ValueError) as exc:  # every typed error is a ValueError
+        print(f"error: {args.record}: {one_line(exc)}", file=sys.stderr)
         return 1
     out = Path(args.out) if args.out else None
     if out is not None:
@@ -156,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           adapter.render_rgb(state))
             count += 1
     except ValueError as exc:  # IllegalActionError, InvalidStateError: a corrupt record
-        print(f"error: replay failed after {count} frames: {exc}", file=sys.stderr)
+        print(f"error: {args.record}: replay failed after {count} frames: {one_line(exc)}",
+              file=sys.stderr)
         return 1
     if out is not None:
         print(f"wrote {count} frames to {out}")

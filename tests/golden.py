@@ -4,8 +4,9 @@
 Each file holds one game: every step (the chance outcome drawn, or each decider's action,
 both as text and in the record's JSON form), the state's text (``str(state)``) every
 ``CHECKPOINT`` steps and at the end, and a digest of ``state.to_dict()`` there. Floats enter
-the digest rounded to ``DIGITS`` decimals, so that a last-bit difference of a geometry library
-release (GEOS behind shapely) does not fail it while any change of behaviour does.
+the digest rounded to ``tabletop.records.DIGEST_DIGITS`` (9) decimals, so that a last-bit
+difference of a geometry library release (GEOS behind shapely) does not fail it while any
+change of behaviour does.
 
 After an intended rules change, regenerate the files and review their diff::
 
@@ -15,7 +16,6 @@ After an intended rules change, regenerate the files and review their diff::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
@@ -29,11 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from random_play import random_step  # noqa: E402
 
 from tabletop import registry  # noqa: E402
-from tabletop.records import json_value  # noqa: E402
+from tabletop.records import json_value, rounded, state_digest  # noqa: E402
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 CHECKPOINT = 100
-DIGITS = 9
 
 
 @dataclass(frozen=True)
@@ -66,21 +65,10 @@ PLAYTHROUGHS = (
 )
 
 
-def rounded(value: Any) -> Any:
-    """``value`` (plain JSON) with every float rounded to ``DIGITS`` decimals."""
-    if isinstance(value, float):
-        return round(value, DIGITS) + 0.0  # + 0.0: no "-0.0"
-    if isinstance(value, list | tuple):
-        return [rounded(v) for v in value]
-    if isinstance(value, dict):
-        return {k: rounded(v) for k, v in value.items()}
-    return value
-
-
 def digest(state: Any) -> str:
-    """A short hash of the state's ``to_dict()`` with floats rounded (see the module)."""
-    text = json.dumps(rounded(state.to_dict()), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short hash of the state's ``to_dict()`` with floats rounded (see the module):
+    ``tabletop.records.state_digest``, the digest records store."""
+    return state_digest(state)
 
 
 def play(p: Playthrough) -> str:

@@ -682,6 +682,35 @@ def test_replay_cli_rejects_an_unknown_game(tmp_path: Path) -> None:
     assert "no_such_game_v0" not in [e.env_name for e in registry.GAMES.values()]
 
 
+def test_replay_cli_reports_any_bad_file_in_one_line(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """Malformed or hostile records: one line on stderr naming the file, exit status 1, no
+    traceback, and no file opened because the record named it."""
+    path, env = _recorded_game(tmp_path, num_players=2, max_rounds=3)
+    good = json.loads(path.read_text())
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("PASSWORD-LINE: 1\n")
+    cases = {
+        "list.json": "[]",
+        "not_json.json": "{oops",
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "config_list.json": json.dumps({**good, "config": []}),
+        "path_in_config.json": json.dumps({**good, "config": {**good["config"],
+                                                              "decks": str(secret)}}),
+        "truncated.json": json.dumps({**good, "events": good["events"][:-3]}),
+        "bad_action.json": json.dumps({**good, "events": [{"actions": {"0": "x"}}]}),
+    }
+    for name, text in cases.items():
+        bad = tmp_path / name
+        bad.write_text(text)
+        assert replay_cli.main([str(bad)]) == 1, name
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"error: {bad}: "), (name, err)
+        assert "PASSWORD" not in err and "Traceback" not in err
+    assert replay_cli.main([str(tmp_path / "missing.json")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
 def test_replay_game_factory_rebuilds_the_env_game() -> None:
     env = fresh(envs.raw_env, num_players=3, turn_around=True)
     env.reset(seed=1)

@@ -6,13 +6,21 @@ import copy
 import importlib
 import json
 import pickle
+from typing import Any
 
 import numpy as np
 import pytest
 
 from lunatix_env.rules import Game
 from tabletop.errors import InvalidStateError
-from tabletop.records import GameRecord, RecordingState, iter_replay, replay
+from tabletop.records import (
+    GameRecord,
+    RecordingState,
+    iter_replay,
+    json_value,
+    replay,
+    state_digest,
+)
 
 
 def _record_game(game: Game, seed: int, snapshot_every: int = 0) -> tuple[GameRecord, dict]:
@@ -60,7 +68,7 @@ def test_record_is_plain_json_with_schema_version():
     game = Game(num_players=2)
     record, _ = _record_game(game, seed=5)
     data = json.loads(json.dumps(record.to_dict()))
-    assert data["schema"] == "tabletop/record" and data["version"] == 1
+    assert data["schema"] == "tabletop/record" and data["version"] == 2
     assert all(set(e) <= {"chance", "actions"} for e in data["events"])
 
 
@@ -68,7 +76,8 @@ def test_malformed_record_is_rejected():
     with pytest.raises(InvalidStateError, match="schema"):
         GameRecord.from_dict({"schema": "other", "version": 1, "events": []})
     with pytest.raises(InvalidStateError, match="event 0"):
-        GameRecord.from_dict({"schema": "tabletop/record", "version": 1, "events": [{"x": 1}]})
+        GameRecord.from_dict({"schema": "tabletop/record", "version": 1, "game": "g",
+                              "config": {}, "events": [{"x": 1}]})
 
 
 def test_json_value_turns_numpy_and_nested_outcomes_into_plain_json() -> None:
@@ -167,3 +176,84 @@ def test_record_writes_pending_events_once_and_keeps_them_if_writing_fails() -> 
     fresh.log_actions({0: 4}, to_json)  # (a local function: pickled only once written)
     clone = pickle.loads(pickle.dumps(fresh))
     assert clone == fresh and clone.events == [{"actions": {"0": 40}}]
+
+
+# ------------------------------------------------------------------ records you can trust
+def _saved(tmp_path, game: Game, seed: int = 5) -> tuple[Any, dict]:
+    record, _ = _record_game(game, seed=seed)
+    path = tmp_path / "game.json"
+    record.save(path)
+    return path, json.loads(path.read_text())
+
+
+def test_a_record_stores_the_digest_of_its_final_state_and_replay_checks_it(tmp_path) -> None:
+    game = Game(num_players=2)
+    record, final = _record_game(game, seed=5)
+    end = game.state_from_dict(final)
+    assert record.to_dict()["final_digest"] == state_digest(end)
+    path, data = _saved(tmp_path, game)
+    assert replay(game, GameRecord.load(path)).to_dict() == final
+    for cut in (data["events"][:-1], data["events"][:-7]):  # truncated
+        with pytest.raises(InvalidStateError, match="another state than the one recorded"):
+            replay(game, GameRecord.from_dict({**data, "events": cut}))
+    # another chance outcome where an equally legal one exists: replays, as another game
+    i = next(k for k, e in enumerate(data["events"]) if "chance" in e and k > 3)
+    changed = [dict(e) for e in data["events"]]
+    state = game.new_initial_state(data["seed"])
+    for e in changed[:i]:
+        if "chance" in e:
+            state.apply_chance(e["chance"])
+        else:
+            state.apply_actions({int(k): game.action_from_json(a)
+                                 for k, a in e["actions"].items()})
+    others = [o for o, p in state.chance_outcomes() if p > 0 and o != changed[i]["chance"]]
+    if others:
+        changed[i] = {"chance": json_value(others[0])}
+        with pytest.raises((InvalidStateError, ValueError)):
+            replay(game, GameRecord.from_dict({**data, "events": changed}))
+
+
+def test_a_record_names_no_file_of_this_machine(tmp_path) -> None:
+    """Configs are carried by value: a record's config never holds a path, a custom deck
+    file travels as its content, and a record naming a file is refused before any file is
+    opened."""
+    import shutil
+
+    from tabletop.config import shipped_configs
+    from tabletop.errors import ConfigError
+
+    mine = tmp_path / "my_decks.yaml"
+    shutil.copy(shipped_configs("lunatix") / "decks.yaml", mine)
+    game = Game(num_players=2, decks=str(mine))
+    path, data = _saved(tmp_path, game)
+    assert isinstance(data["config"]["decks"], dict) and data["config"]["base_dir"] == ""
+    assert str(tmp_path) not in path.read_text()
+    mine.unlink()  # replays without the file
+    back = Game.from_config_dict(data["config"])
+    assert back.decks == game.decks
+    assert replay(back, GameRecord.load(path)).to_dict() == replay(
+        game, GameRecord.load(path)).to_dict()
+    for bad in ("/etc/shadow", "../lunatix/decks.yaml", str(shipped_configs("lunatix") /
+                                                           "decks.yaml")):
+        with pytest.raises(ConfigError, match="neither the file's content nor a shipped"):
+            Game.from_config_dict({**data["config"], "decks": bad})
+    with pytest.raises(ConfigError, match="base_dir must be empty"):
+        Game.from_config_dict({**data["config"], "base_dir": "/etc"})
+
+
+@pytest.mark.parametrize("bad,match", [
+    ([], "expected a JSON object"),
+    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": [], "events": []},
+     "'config' must be an object"),
+    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "seed": 1.5,
+      "events": []}, "'seed'"),
+    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "events": [],
+      "final_digest": "x"}, "final_digest"),
+    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "events": [],
+      "extra": 1}, "unknown keys"),
+    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {},
+      "events": [{"actions": 3}]}, "actions must be an object"),
+])
+def test_malformed_records_are_refused_naming_the_problem(bad: Any, match: str) -> None:
+    with pytest.raises(InvalidStateError, match=match):
+        GameRecord.from_dict(bad)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tabletop.config import from_mapping, load_yaml, shipped_configs
 from tabletop.errors import ConfigError
@@ -264,7 +264,12 @@ def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConf
 def load_decks(rules: RulesConfig) -> Decks:
     """Load the deck file named by ``rules.decks`` and validate it."""
     p = rules.resolve(rules.decks)
-    decks = from_mapping(Decks, load_yaml(p), source=str(p))
+    return decks_from_data(load_yaml(p), str(p))
+
+
+def decks_from_data(data: Any, p: str) -> Decks:
+    """The decks of parsed YAML ``data`` (from ``p``, named in errors), validated."""
+    decks = from_mapping(Decks, data, source=p)
     effects = [g.effect for g in decks.gadgets]
     if len(set(effects)) != len(effects):
         raise ConfigError(f"{p}: each gadget effect may appear once")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,11 @@ from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
     GadgetEffect,
     RulesConfig,
-    load_decks,
+    decks_from_data,
     load_rules,
 )
 from lunatix_env.rules.state import DIR_SLOTS, State
-from lunatix_env.rules.track import Track, load_track
+from lunatix_env.rules.track import Track, track_from_data
 from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.gamebase import GameBase
 from tabletop.protocol import GameInfo
@@ -33,11 +34,14 @@ class Game(GameBase):
 
     rules_class = RulesConfig
     serialize_module = "lunatix_env.rules.serialize"
+    file_fields = ("decks", "track")
 
-    def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
+    def __init__(self, config: RulesConfig | str | Path | None = None, *,
+                 files: Mapping[str, Any] | None = None, **overrides: Any) -> None:
         self.rules = rules = self.resolve_rules(config, overrides, load_rules)
-        self.decks = load_decks(rules)
-        self.track: Track = load_track(rules.resolve(rules.track))
+        data = self.read_files(files)
+        self.decks = decks_from_data(data["decks"], self._source("decks"))
+        self.track: Track = track_from_data(data["track"], self._source("track"))
         if len(self.track.start_dots) < rules.num_players:
             raise ConfigError(
                 f"track {self.track.name!r} has {len(self.track.start_dots)} start dots, "

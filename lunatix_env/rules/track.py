@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tabletop.config import from_mapping, load_yaml
 from tabletop.errors import ConfigError
@@ -147,5 +148,9 @@ class Track:
 
 def load_track(path: str | Path) -> Track:
     """Load and validate a track YAML file."""
-    spec = from_mapping(TrackSpec, load_yaml(path), source=str(path))
-    return Track(spec, source=str(path))
+    return track_from_data(load_yaml(path), str(path))
+
+
+def track_from_data(data: Any, source: str) -> Track:
+    """The track of parsed YAML ``data`` (from ``source``, named in errors), validated."""
+    return Track(from_mapping(TrackSpec, data, source=source), source=source)

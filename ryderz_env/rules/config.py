@@ -6,7 +6,7 @@ import enum
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tabletop.config import from_mapping, load_config, load_yaml, shipped_configs
 from tabletop.errors import ConfigError
@@ -90,6 +90,11 @@ class PiecesConfig:
                                      f"radius > width/2 = {self.width / 2}")
         if not (0 < self.tip and 0 < self.width and 0 < self.arc_max_sagitta):
             raise ValueError("width, tip and arc_max_sagitta must be positive")
+
+
+#: the most evenly spaced Launch Points a launch decision may list per gear (a config with
+#: millions made every launch decision, and so a replay, run for minutes)
+MAX_LAUNCH_SPREAD = 1000
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,10 @@ class RulesConfig(RulesFiles):
             raise ValueError("each seat needs its own character")
         if self.launch_spread < 1 or self.round_limit < 1 or self.win_prizms < 1:
             raise ValueError("launch_spread, round_limit and win_prizms must be positive")
+        if self.launch_spread > MAX_LAUNCH_SPREAD:
+            # every launch decision lists launch_spread Launch Points per gear
+            raise ValueError(f"launch_spread must be at most {MAX_LAUNCH_SPREAD}, got "
+                             f"{self.launch_spread}")
         if self.launch_noise_sigma < 0 or self.launch_search_step <= 0:
             raise ValueError("launch_noise_sigma >= 0 and launch_search_step > 0 required")
         if not self.die_faces or any(f < 0 for f in self.die_faces):
@@ -216,9 +225,19 @@ def load_pieces(rules: RulesConfig) -> PiecesConfig:
     return load_config(PiecesConfig, rules.resolve(rules.pieces))
 
 
+def pieces_from_data(data: Any, source: str) -> PiecesConfig:
+    """The pieces of parsed YAML ``data`` (from ``source``, named in errors)."""
+    return from_mapping(PiecesConfig, data, source=source)
+
+
 def load_table(rules: RulesConfig) -> TableConfig:
     """The table file named by ``rules.table``."""
     return load_config(TableConfig, rules.resolve(rules.table))
+
+
+def table_from_data(data: Any, source: str) -> TableConfig:
+    """The table of parsed YAML ``data`` (from ``source``, named in errors)."""
+    return from_mapping(TableConfig, data, source=source)
 
 
 def turn_radians(turn: Turn) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,9 @@ from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
 from ryderz_env.rules.config import (
     PieceKind,
     RulesConfig,
-    load_pieces,
     load_rules,
-    load_table,
+    pieces_from_data,
+    table_from_data,
 )
 from ryderz_env.rules.geometry import (
     LAUNCH_KEY,
@@ -59,13 +60,16 @@ class Game(GameBase):
 
     rules_class = RulesConfig
     serialize_module = "ryderz_env.rules.serialize"
+    file_fields = ("pieces", "table")
 
-    def __init__(self, config: RulesConfig | str | Path | None = None, **overrides: Any) -> None:
+    def __init__(self, config: RulesConfig | str | Path | None = None, *,
+                 files: Mapping[str, Any] | None = None, **overrides: Any) -> None:
         self.rules = rules = self.resolve_rules(config, overrides, load_rules)
-        self.pieces = load_pieces(rules)
+        data = self.read_files(files)
+        self.pieces = pieces_from_data(data["pieces"], self._source("pieces"))
         square = rules.odd_table.square_edge
         try:
-            table = load_table(rules)
+            table = table_from_data(data["table"], self._source("table"))
             if square:  # the fence: every player's straights of the top gear, end to end
                 top = self.pieces.gears[-1]
                 table = squared_table(table, top.straight * top.supply.straight
