@@ -40,9 +40,11 @@ CASES = {
 }
 #: digests of the vector observations (every one that ``env.last()`` gave, and every seat's
 #: every 7 steps), values rounded to 6 decimals so that a last-bit difference of a C library
-#: (``cos``, ``hypot``) does not fail them; the same before and after the compile-time work
+#: (``cos``, ``hypot``) does not fail them; the same before and after the compile-time work.
+#: 2p changed once since, with the rules (2026-12-04: a sliding Prizm stops where it would
+#: touch another, which that game meets; before: 46eb21e6d3bec26e590c)
 DIGESTS = {
-    "2p": "46eb21e6d3bec26e590c",
+    "2p": "5a2d3cee7364f7bb4898",
     "3p_hexagon_powers": "47de5dfa370b4a6d8616",
     "4p_rectangle": "29634bea4757cdc6e574",
 }
