@@ -119,12 +119,10 @@ class GameRecord:
                 f"{len(self.snapshots)} snapshots)")
 
     def __getstate__(self) -> dict[str, Any]:
-        self._write_pending()  # (pending actions hold their writer, a bound method)
-        data = dict(self.__dict__)
-        if self._state is not None:  # (a copy does not follow the live state)
-            data["final_digest"] = state_digest(self._state)
-        data["_state"] = None
-        return data
+        # (pending actions hold their writer, a bound method; the followed state travels
+        # with the record, as the same object as the env's when both are pickled together)
+        self._write_pending()
+        return dict(self.__dict__)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data (with the digest of the followed state, if any)."""

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from lunatix_env.rules.actions import ActionKind
 from lunatix_env.rules.config import GadgetEffect
 from lunatix_env.rules.state import (
     PIT,
@@ -124,7 +125,13 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         raise _err("cards", f"expected {n} entries")
     s.cards = [None if c is None else _int(c, f"cards[{i}]", 0, na - 1)
                for i, c in enumerate(cards)]
+    for i, c in enumerate(s.cards):
+        if c is not None and game.codec.decode(c).kind not in (ActionKind.CARD,
+                                                               ActionKind.PLAY_GADGET):
+            raise _err(f"cards[{i}]", f"action {c} ({game.codec.decode(c)}) is not a card")
     s.order = _ints(_get(data, "order", ""), "order", None, 0, n - 1)
+    if len(set(s.order)) != len(s.order):
+        raise _err("order", f"a seat moves once a round, got {s.order}")
     nh, nt, ng = len(game.decks.hazard), len(game.decks.turbo), len(game.decks.gadgets)
     s.hazard_deck = _ints(_get(data, "hazard_deck", ""), "hazard_deck", nh, 0)
     s.hazard_discard = _ints(_get(data, "hazard_discard", ""), "hazard_discard", nh, 0)
@@ -157,11 +164,12 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.tasks = _tasks(_get(data, "tasks", ""), n)
     s.decision = _decision(game, _get(data, "decision", ""))
     s.chance = _chance(game, _get(data, "chance", ""))
-    s.turn = _turn(_get(data, "turn", ""), n)
+    s.turn = _turn(game, _get(data, "turn", ""))
+    outcome = _get(data, "outcome", "")
     try:
-        s.status = Outcome(_get(data, "outcome", ""))
+        s.status = Outcome(outcome)
     except (ValueError, TypeError):
-        raise _err("outcome", f"unknown outcome {data['outcome']!r}") from None
+        raise _err("outcome", f"unknown outcome {outcome!r}") from None
     winner = _get(data, "winner", "")
     s.winner = None if winner is None else _int(winner, "winner", 0, n - 1)
     if (s.status is Outcome.WIN) != (s.winner is not None):
@@ -198,7 +206,8 @@ def _tasks(v: Any, n: int) -> list[tuple]:
         raise _err("tasks", "expected a list")
     out = []
     for i, t in enumerate(v):
-        if not isinstance(t, list) or not t or t[0] not in _TASK_ARITY:
+        if not isinstance(t, list) or not t or not isinstance(t[0], str) or \
+                t[0] not in _TASK_ARITY:
             raise _err(f"tasks[{i}]", f"unknown task {t!r}")
         if len(t) - 1 != _TASK_ARITY[t[0]]:
             raise _err(f"tasks[{i}]", f"task {t[0]!r} takes {_TASK_ARITY[t[0]]} arguments")
@@ -321,12 +330,19 @@ def _chance(game: Game, v: Any) -> dict | None:
     return d
 
 
-def _turn(v: Any, n: int) -> dict | None:
+def _turn(game: Game, v: Any) -> dict | None:
     if v is None:
         return None
     if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
         raise _err("turn", f"expected an object with keys {sorted(_TURN_KEYS)}")
-    _int(v["seat"], "turn.seat", 0, n - 1)
+    r = game.rules
+    _int(v["seat"], "turn.seat", 0, r.num_players - 1)
+    _int(v["steps"], "turn.steps", 0, r.turbo_speed_cap // r.speed_per_square)
+    _int(v["ram"], "turn.ram", 0, 2)
+    _int(v["drop_kind"], "turn.drop_kind", -1, 2)
+    _int(v["drops"], "turn.drops", 0, r.max_drops)
+    for flag in ("over", "battering", "ignore_max", "rocket"):
+        _bool(v[flag], f"turn.{flag}")
     return dict(v)
 
 

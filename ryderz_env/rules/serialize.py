@@ -125,7 +125,7 @@ def _pose_in(v: Any, path: str) -> Pose:
 
 def _element(game: Game, d: Any, seat: int, path: str) -> Element:
     kind_name = key(d, "kind", path)
-    if kind_name not in _KINDS:
+    if not isinstance(kind_name, str) or kind_name not in _KINDS:
         raise bad(f"{path}.kind", f"unknown piece kind {kind_name!r}; "
                   f"allowed: {', '.join(_KINDS)}")
     kind = _KINDS[kind_name]
@@ -215,10 +215,11 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.chance = _chance(key(data, "chance", ""), n)
     s.turn = _turn(key(data, "turn", ""), n, len(s.prizms), game.rules.die_faces)
     _check_turn_consistency(s)
+    status = key(data, "status", "")
     try:
-        s.status = Outcome(key(data, "status", ""))
+        s.status = Outcome(status)
     except (ValueError, TypeError):
-        raise bad("status", f"unknown status {data['status']!r}") from None
+        raise bad("status", f"unknown status {status!r}") from None
     winner = key(data, "winner", "")
     s.winner = None if winner is None else as_int(winner, "winner", 0, n - 1)
     if (s.status is Outcome.WIN) != (s.winner is not None):
@@ -255,7 +256,7 @@ def _arg(kind: str, v: Any, path: str, n: int) -> Any:
 def _task(v: Any, i: int, n: int) -> tuple:
     path = f"tasks[{i}]"
     t = as_list(v, path)
-    if not t or t[0] not in _TASK_ARGS:
+    if not t or not isinstance(t[0], str) or t[0] not in _TASK_ARGS:
         raise bad(path, f"unknown task {t[:1]!r}; known: {', '.join(_TASK_ARGS)}")
     kinds = _TASK_ARGS[t[0]]
     if len(t) != 1 + len(kinds):
