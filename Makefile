@@ -15,6 +15,8 @@
 #              (ARENA_GAMES=20 games per lineup, ARENA_PROCESSES=2)
 # make bench-ryderz-coldstart - Lazer Ryderz's first env step with an empty numba cache
 #              against a warm one (fresh processes, interleaved)
+# make bench-validation - the cost of state_from_dict (every state of 200 random games, and
+#              the largest inputs the limits admit) in random-play decisions, both games
 # make bench-rllib - training throughput of RLlib's PPO beside sb3-contrib's MaskablePPO, one run
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 #              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
@@ -39,7 +41,7 @@ MCTS_RYDERZ ?= mcts:sims=30,depth=0,prior=heuristic,norm=1,mcts:sims=100,depth=0
 MCTS_LUNATIX ?= mcts:sims=60,depth=0,prior=heuristic,norm=1,mcts:sims=200,depth=0,prior=heuristic,norm=1
 ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARENA_PROCESSES) --resume
 
-.PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts bench-rllib bench-ryderz-coldstart clean
+.PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts bench-rllib bench-ryderz-coldstart bench-validation clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train --config $(TRAIN_CONFIG) $(if $(PLAYERS),--players $(PLAYERS)) \
@@ -103,6 +105,9 @@ bench-ryderz: $(BENCH_STAMP)
 
 bench-mcts: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_mcts.py
+
+bench-validation: $(STAMP)
+	$(BIN)/python bench/bench_validation.py
 
 bench-ryderz-coldstart: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_coldstart.py

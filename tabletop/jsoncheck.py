@@ -18,59 +18,120 @@ MAX_INT = 2**63
 MAX_STR = 256
 
 
-def check_limits(data: Any, max_depth: int, max_values: int, what: str = "state dict") -> None:
+def check_limits(data: Any, max_depth: int, max_values: int, what: str = "state dict",
+                 max_containers: int | None = None) -> None:
     """Size, depth and type limits of JSON data, checked before anything reads it, without
-    recursion and in time bounded by ``max_values``: at most ``max_values`` values (every
-    object, list, key and leaf counts), nested at most ``max_depth`` deep; only JSON types
+    recursion and in time bounded by the limits: at most ``max_values`` values (every
+    object, list, key and leaf counts), of which at most ``max_containers`` objects and
+    lists (each costs a Python step; default: no limit but ``max_values``), nested at most
+    ``max_depth`` deep; only JSON types
     (objects with string keys, lists, strings up to ``MAX_STR`` characters, ints within
     +-``MAX_INT``, finite floats, booleans, null; numpy scalars count as numbers). Raises
     :class:`InvalidStateError` naming the path of the first offending value."""
-    # (value, depth, parent entry, key): the path is spelt out only for an error
+    # containers only go on the stack, as (value, depth, parent entry, key): the path is
+    # spelt out only for an error; leaves are checked in place (the cost of a large input)
     stack: list[tuple[Any, int, Any, Any]] = [(data, 1, None, None)]
     count = 0
 
-    def fail(entry: tuple[Any, int, Any, Any], msg: str) -> InvalidStateError:
-        parts = []
+    def fail(entry: tuple[Any, int, Any, Any] | None, key: Any, msg: str) -> InvalidStateError:
+        parts = [] if key is None else [f"[{key}]" if isinstance(key, int) else f".{key}"]
         while entry is not None and entry[2] is not None:
-            key = entry[3]
-            parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+            k = entry[3]
+            parts.append(f"[{k}]" if isinstance(k, int) else f".{k}")
             entry = entry[2]
         path = "".join(reversed(parts)).lstrip(".") or "(top)"
         return InvalidStateError(f"{what}: {path}: {msg}")
 
+    def leaf(x: Any) -> str | None:
+        """What is wrong with a leaf value, or None."""
+        t = type(x)
+        if t is int:
+            return None if -MAX_INT <= x <= MAX_INT else \
+                f"an integer beyond +-2**63 ({x.bit_length()} bits)"
+        if t is str:
+            return None if len(x) <= MAX_STR else \
+                f"a string of {len(x)} characters (at most {MAX_STR})"
+        if t is float:
+            return None if math.isfinite(x) else f"expected a finite number, got {x!r}"
+        if x is None or t is bool:
+            return None
+        if isinstance(x, bool):
+            return None
+        if isinstance(x, int | np.integer):
+            return leaf(int(x))
+        if isinstance(x, float | np.floating):
+            return leaf(float(x))
+        if isinstance(x, str):
+            return leaf(str(x))
+        return f"{t.__name__} is not a JSON type"
+
+    if not isinstance(data, dict | list | tuple):
+        why = leaf(data)
+        if why is not None:
+            raise fail(None, None, why)
+        return
+
+    def scalars_ok(values: Any, types: set[type]) -> bool:
+        """Whether a container's values, all of plain scalar ``types``, pass (checked at C
+        speed: ``min``, ``max``, ``map``); False sends them through the slow loop."""
+        if not types <= _PLAIN:
+            return False
+        if types & _NUMBERS:
+            nums = [x for x in values if type(x) is int or type(x) is float] \
+                if types - _NUMBERS else values
+            if nums and (min(nums) < -MAX_INT or max(nums) > MAX_INT):
+                return False
+            if float in types and not all(map(math.isfinite, nums)):
+                return False
+        if str in types:
+            strs = [x for x in values if type(x) is str] if types - {str} else values
+            if max(map(len, strs)) > MAX_STR:
+                return False
+        return True
+
+    containers = 0
+    most_containers = max_values if max_containers is None else max_containers
     while stack:
         entry = stack.pop()
         v, depth = entry[0], entry[1]
         count += 1
+        containers += 1
+        if containers > most_containers:
+            raise fail(entry, None, f"more than {most_containers} objects and lists in all")
         if depth > max_depth:
-            raise fail(entry, f"nested deeper than {max_depth} levels")
-        if isinstance(v, dict):
-            if count + len(stack) + 2 * len(v) > max_values:
-                raise fail(entry, f"more than {max_values} values in all")
-            for k, x in v.items():
-                if not isinstance(k, str):
-                    raise fail(entry, f"keys must be strings, got {type(k).__name__}")
-                if len(k) > MAX_STR:
-                    raise fail(entry, f"a key of {len(k)} characters (at most {MAX_STR})")
-                count += 1
-                stack.append((x, depth + 1, entry, k))
-        elif isinstance(v, list | tuple):
-            if count + len(stack) + len(v) > max_values:
-                raise fail(entry, f"more than {max_values} values in all")
-            stack.extend((x, depth + 1, entry, i) for i, x in enumerate(v))
-        elif isinstance(v, str):
-            if len(v) > MAX_STR:
-                raise fail(entry, f"a string of {len(v)} characters (at most {MAX_STR})")
-        elif isinstance(v, bool) or v is None:
-            pass
-        elif isinstance(v, int | np.integer):
-            if not -MAX_INT <= v <= MAX_INT:
-                raise fail(entry, f"an integer beyond +-2**63 ({int(v).bit_length()} bits)")
-        elif isinstance(v, float | np.floating):
-            if not math.isfinite(v):
-                raise fail(entry, f"expected a finite number, got {v!r}")
+            raise fail(entry, None, f"nested deeper than {max_depth} levels")
+        is_dict = isinstance(v, dict)
+        count += 2 * len(v) if is_dict else len(v)
+        if count + len(stack) > max_values:
+            raise fail(entry, None, f"more than {max_values} values in all")
+        if is_dict:
+            if set(map(type, v)) - {str}:
+                bad_key = next(k for k in v if type(k) is not str)
+                raise fail(entry, None, f"keys must be strings, got {type(bad_key).__name__}")
+            if v and max(map(len, v)) > MAX_STR:
+                k = max(v, key=len)
+                raise fail(entry, None, f"a key of {len(k)} characters (at most {MAX_STR})")
+            items: Any = v.items()
+            values: Any = v.values()
         else:
-            raise fail(entry, f"{type(v).__name__} is not a JSON type")
+            items = enumerate(v)
+            values = v
+        types = set(map(type, values))
+        if scalars_ok(values, types):
+            continue
+        for k, x in items:
+            if isinstance(x, dict | list | tuple):
+                count -= 1  # counted again when popped
+                stack.append((x, depth + 1, entry, k))
+            else:
+                why = leaf(x)
+                if why is not None:
+                    raise fail(entry, k, why)
+
+
+#: plain JSON scalar types checked at C speed by ``check_limits``
+_NUMBERS = frozenset({int, float})
+_PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
 def bad(path: str, msg: str) -> InvalidStateError:

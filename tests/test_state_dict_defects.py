@@ -137,3 +137,12 @@ def test_the_limits_admit_every_state_of_random_play(name: str) -> None:
             if steps % 25 == 0:
                 back = g.state_from_dict(json.loads(json.dumps(s.to_dict())))
                 assert back.to_dict() == s.to_dict()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_many_small_lists_stop_at_the_container_limit(name: str) -> None:
+    """Each object or list costs the walk a Python step: their number has its own limit, so
+    the largest admitted input stays cheap (bench/bench_validation.py)."""
+    s = reach(name, 2, lambda s: s.decision is not None)
+    refused(s, lambda d: d.__setitem__("order", [[] for _ in range(1000)]),
+            "objects and lists in all")

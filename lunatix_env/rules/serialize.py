@@ -37,9 +37,11 @@ _TASK_ARITY = {
     "turbo_apply": 2, "shop": 2, "gadget_draw": 1, "gadget_choose": 1, "hand_limit": 1,
 }
 #: limits checked before anything else (the largest states of 6-player random games have
-#: ~460 values, 5 levels deep)
+#: ~470 values in ~80 objects and lists, 5 levels deep; the largest input they admit is
+#: validated in a few dozen random-play decisions: bench/bench_validation.py)
 MAX_DEPTH = 8
-MAX_VALUES = 5_000
+MAX_VALUES = 2_000
+MAX_CONTAINERS = 400
 _TURN_KEYS = {"seat", "steps", "over", "ram", "battering", "drop_kind", "drops", "ignore_max",
               "rocket"}
 
@@ -90,7 +92,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     """Validate ``data`` against ``game`` and build the state it describes."""
     if not isinstance(data, Mapping):
         raise InvalidStateError("state dict: expected a JSON object")
-    check_limits(data, MAX_DEPTH, MAX_VALUES)
+    check_limits(data, MAX_DEPTH, MAX_VALUES, max_containers=MAX_CONTAINERS)
     if data.get("schema") != "lunatix_loop/state":
         raise _err("schema", f"expected 'lunatix_loop/state', got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:

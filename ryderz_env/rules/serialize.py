@@ -42,9 +42,11 @@ _TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
 _TOP_KEYS = {"schema", "version", "seed", "round", "marker", "order", "players", "prizms",
              "turn_id", "turn", "tasks", "decision", "chance", "status", "winner"}
 #: limits checked before anything else (the largest states of 4-player random games have
-#: ~600 values, 7 levels deep)
+#: ~710 values in ~120 objects and lists, 7 levels deep; all 96 pieces of four players on the
+#: table would make ~1,700 values in ~300; bench/bench_validation.py times the largest)
 MAX_DEPTH = 10
-MAX_VALUES = 10_000
+MAX_VALUES = 4_000
+MAX_CONTAINERS = 800
 
 
 def _copy_json(v: Any) -> Any:
@@ -182,7 +184,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     """Validate ``data`` against ``game`` and build the state it describes."""
     if not isinstance(data, Mapping):
         raise InvalidStateError("state dict: expected a JSON object")
-    check_limits(data, MAX_DEPTH, MAX_VALUES)
+    check_limits(data, MAX_DEPTH, MAX_VALUES, max_containers=MAX_CONTAINERS)
     if data.get("schema") != SCHEMA:
         raise bad("schema", f"expected {SCHEMA!r}, got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:
