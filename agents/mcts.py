@@ -39,6 +39,9 @@ what the two games need:
   uniformly random legal actions by default, any :class:`~agents.bot.Bot` otherwise; chance
   events on the way are sampled and do not count), then ``evaluator.value(state, seat)`` for
   every seat (``returns()`` at a terminal state), not random play to the end.
+- **Settled leaves** (``settle_chance=True``): chance events pending at a leaf are sampled
+  before the evaluator is asked, so that it sees the outcome of the last action (a Lazer
+  Ryderz move is only a placed piece after its die roll); off by default.
 - **Budgets**: ``sims`` simulations (reproducible for a seed), or ``max_ms`` of wall time (for
   serving; at least one simulation), or both (the first reached stops).
 - **Continuous actions**: the engine's ``legal_actions`` is a finite spread (Launch Points);
@@ -176,7 +179,7 @@ class MCTSBot:
                  extra_actions: ExtraActions | None = None, determinize: bool = True,
                  prior_policy: Bot | None = None, prior_weight: float = 2.0,
                  prior_mix: float = 0.25, prior_depth: int = 1, normalize: bool = False,
-                 seed: int | None = None) -> None:
+                 settle_chance: bool = False, seed: int | None = None) -> None:
         if sims is None and max_ms is None:
             sims = 400
         if sims is not None and sims < 1:
@@ -202,6 +205,7 @@ class MCTSBot:
         self.prior_mix = prior_mix
         self.prior_depth = prior_depth
         self.normalize = normalize
+        self.settle_chance = settle_chance
         self._lo: list[float] = []
         self._hi: list[float] = []
         budget = [] if sims is None else [f"sims={sims}"]
@@ -460,6 +464,10 @@ class MCTSBot:
             state.apply_actions(acts)
             decisions += 1
             stats.rollout_decisions += len(players)
+        while self.settle_chance and state.is_chance_node() and guard <= 1000:
+            state.apply_chance(state.sample_chance(rng))  # the evaluator sees the outcome
+            stats.chance_events += 1
+            guard += 1
         if state.is_terminal():
             return [float(v) for v in state.returns()]
         stats.evaluations += n

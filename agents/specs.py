@@ -14,7 +14,9 @@ spec                      bot
                           ``prior`` (``heuristic``: PUCT priors from the heuristic's moves,
                           or ``none``), ``pw`` (prior weight), ``pmix`` (uniform share of
                           the prior, 0..1), ``pdepth`` (tree levels with priors, 0: root),
-                          ``norm`` (``1``: min-max normalised values, or ``0``)
+                          ``norm`` (``1``: min-max normalised values, or ``0``),
+                          ``settle`` (``1``: pending chance sampled before a leaf
+                          is evaluated, or ``0``)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
 ``trained``               the shipped trained policy of the game for the state's player
@@ -70,7 +72,7 @@ _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "pdepth": ("prior_depth", int),
 }
 _MCTS_CHOICES = {"rollout": ("random", "heuristic"), "eval": ("heuristic", "zero"),
-                 "prior": ("none", "heuristic"), "norm": ("0", "1")}
+                 "prior": ("none", "heuristic"), "norm": ("0", "1"), "settle": ("0", "1")}
 #: numeric mcts options that may be 0
 _MCTS_ZERO_OK = ("depth", "pdepth", "pmix")
 
@@ -169,6 +171,7 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
     if opts.get("prior") == "heuristic":
         kwargs["prior_policy"] = heuristic(seed=seed)
     kwargs["normalize"] = opts.get("norm") == "1"
+    kwargs["settle_chance"] = opts.get("settle") == "1"
     extra = getattr(heuristic, "extra_actions", None)
     if extra is not None:  # candidate actions the engine's finite list leaves out (aims)
         kwargs["extra_actions"] = extra

@@ -329,3 +329,32 @@ def test_prior_spec_keys_are_parsed_and_validated() -> None:
             parse(bad)
     with pytest.raises(ValueError):
         MCTSBot(sims=1, prior_mix=1.5)
+
+
+class _Spy:
+    """An evaluator that notes whether each state it is asked about waits for chance."""
+
+    def __init__(self) -> None:
+        self.at_chance: list[bool] = []
+
+    def value(self, state: Any, seat: int) -> float:
+        self.at_chance.append(state.is_chance_node())
+        return 0.0
+
+
+@pytest.mark.parametrize("settle", [False, True])
+def test_settled_leaves_are_evaluated_after_their_chance_events(settle: bool) -> None:
+    """A Lazer Ryderz move is only a placed piece after its die roll: with ``settle`` the
+    evaluator never sees a leaf waiting for chance (without it, it does)."""
+    g = RyderzGame(num_players=2)
+    s, rng = random_state(g, 4, 12)
+    _settle(s, rng)
+    spy = _Spy()
+    bot = MCTSBot(spy, sims=60, rollout_depth=0, settle_chance=settle, seed=1)
+    seat = s.current_players()[0]
+    assert s.is_legal(seat, bot.act(s, seat))
+    assert spy.at_chance and any(spy.at_chance) is not settle
+    spec = make_bot("mcts:sims=5,settle=1", "ryderz", seed=0)
+    assert spec.settle_chance and not make_bot("mcts:sims=5", "ryderz", seed=0).settle_chance
+    with pytest.raises(BotSpecError):
+        parse("mcts:settle=yes")
