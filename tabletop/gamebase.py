@@ -34,6 +34,17 @@ def shipped_presets(config_dir: Path) -> frozenset[str]:
                      for p in config_dir.rglob("*.yaml") if p.is_file())
 
 
+def checked_seed(seed: Any) -> int | None:
+    """A game seed: None or an int in ``0 .. 2**63`` (numpy ints accepted), else a
+    :class:`ConfigError` (a seed is stored in the state and its records, as JSON)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) \
+            or not 0 <= int(seed) <= 2**63:
+        raise ConfigError(f"a game seed is None or an int in 0..2**63, got {seed!r}")
+    return int(seed)
+
+
 def seat_index(seat: Any, num_players: int) -> int:
     """``seat`` as a seat of a game of ``num_players``, or :class:`SeatError` naming what
     was wrong and what is allowed (an int, or a numpy int, in ``0 .. num_players - 1``)."""

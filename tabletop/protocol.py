@@ -168,8 +168,19 @@ def random_legal_actions(state: State, rng: np.random.Generator) -> dict[int, An
     return actions
 
 
+def check_rng(rng: Any) -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator``, else a ``TypeError`` saying so (every
+    random draw comes from an explicitly passed, seeded generator)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
+    return rng
+
+
 def sample_discrete(outcomes: Sequence[tuple[int, float]], rng: np.random.Generator) -> int:
     """Sample from ``[(outcome, probability)]`` with one uniform draw (stable across runs)."""
+    if type(rng) is not np.random.Generator:
+        check_rng(rng)
     u = rng.random()
     acc = 0.0
     for outcome, p in outcomes:

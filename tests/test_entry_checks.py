@@ -95,3 +95,29 @@ def test_actions_with_out_of_range_arguments_are_refused_with_their_text(name: s
                 s.clone().apply_actions({q: a for q in s.current_players()})
             refused += 1
     assert refused > 0 and snap(s) == before
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("seed", ["7", 1.5, -1, float("nan"), 2**70, True, [1]], ids=repr)
+def test_a_game_seed_is_none_or_an_int(name: str, seed: Any) -> None:
+    """The seed is stored in the state and its records: was stored as given ("7", NaN), so
+    that ``to_dict()`` was no JSON or did not load back."""
+    from tabletop.errors import ConfigError
+
+    g = registry.get(name).game(num_players=2)
+    with pytest.raises(ConfigError, match="seed"):
+        g.new_initial_state(seed)
+    assert g.new_initial_state(np.int64(5)).to_dict() == g.new_initial_state(5).to_dict()
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("rng", [None, 42, np.random.RandomState(0)], ids=repr)
+def test_chance_is_drawn_only_from_a_generator(name: str, rng: Any) -> None:
+    g = registry.get(name).game(num_players=2)
+    s = g.new_initial_state(0)
+    while not s.is_chance_node():
+        s.apply_actions({p: s.legal_actions(p)[0] for p in s.current_players()})
+    before = snap(s)
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        s.sample_chance(rng)
+    assert snap(s) == before

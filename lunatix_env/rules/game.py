@@ -18,7 +18,7 @@ from lunatix_env.rules.config import (
 from lunatix_env.rules.state import DIR_SLOTS, State
 from lunatix_env.rules.track import Track, track_from_data
 from tabletop.errors import ConfigError, IllegalActionError
-from tabletop.gamebase import GameBase
+from tabletop.gamebase import GameBase, checked_seed
 from tabletop.protocol import GameInfo
 
 NAME = "lunatix_loop"
@@ -86,7 +86,7 @@ class Game(GameBase):
         The seed is stored in the state for records; chance is always resolved by the
         caller with its own ``numpy.random.Generator``.
         """
-        return State(self, seed)
+        return State(self, checked_seed(seed))
 
     def int_to_action(self, index: int) -> Action:
         """The action at flat ``index``."""

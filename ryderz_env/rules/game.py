@@ -39,7 +39,7 @@ from ryderz_env.rules.geometry import (
 )
 from ryderz_env.rules.state import State, gear_deals
 from tabletop.errors import ConfigError, IllegalActionError
-from tabletop.gamebase import GameBase
+from tabletop.gamebase import GameBase, checked_seed
 from tabletop.protocol import GameInfo
 
 NAME = "lazer_ryderz"
@@ -201,7 +201,7 @@ class Game(GameBase):
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game at Start Your Engines. The seed is stored for records; chance is
         always resolved by the caller with its own ``numpy.random.Generator``."""
-        return State(self, seed)
+        return State(self, checked_seed(seed))
 
     # ------------------------------------------------------------------ actions
     def int_to_action(self, index: int, x: float = 0.0) -> Action:

@@ -31,7 +31,7 @@ from ryderz_env.rules.geometry import (
 )
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.gamebase import MachineQueries, joint_action, seat_index
-from tabletop.protocol import sample_discrete
+from tabletop.protocol import check_rng, sample_discrete
 
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
@@ -200,6 +200,7 @@ class State(MachineQueries):
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
         """One outcome of the pending chance event, drawn with ``rng`` (not applied)."""
+        check_rng(rng)
         ch = self.chance
         if ch is None:
             raise InvalidStateError("sample_chance called when no chance event is pending")
