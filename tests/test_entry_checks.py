@@ -111,7 +111,8 @@ def test_a_game_seed_is_none_or_an_int(name: str, seed: Any) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("rng", [None, 42, np.random.RandomState(0)], ids=repr)
+@pytest.mark.parametrize("rng", [None, 42, np.random.RandomState(0)],
+                         ids=["None", "int", "RandomState"])
 def test_chance_is_drawn_only_from_a_generator(name: str, rng: Any) -> None:
     g = registry.get(name).game(num_players=2)
     s = g.new_initial_state(0)
