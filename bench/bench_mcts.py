@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 #: game -> the MCTS spec of the strength figure in docs/bots.md
-STRENGTH_SPEC = {"lunatix": "mcts:sims=60,depth=0,prior=heuristic,norm=1",
+#: the specs of the 200-game strength figures of docs/bots.md
+STRENGTH_SPEC = {"lunatix": "mcts:sims=200,depth=8,rollout=heuristic,prior=heuristic,norm=1",
                  "ryderz": "mcts:sims=100,depth=0,prior=heuristic,norm=1"}
 
 
