@@ -146,3 +146,19 @@ def test_many_small_lists_stop_at_the_container_limit(name: str) -> None:
     s = reach(name, 2, lambda s: s.decision is not None)
     refused(s, lambda d: d.__setitem__("order", [[] for _ in range(1000)]),
             "objects and lists in all")
+
+
+@pytest.mark.parametrize("change,match", [
+    (lambda d, seat: d.__setitem__("decision", {"kind": "pit_exit", "seat": seat}),
+     "in the pit"),
+    (lambda d, seat: d.__setitem__("decision", {"kind": "step", "seat": 1 - seat}),
+     "whose turn it is"),
+    (lambda d, seat: d.__setitem__("decision", {"kind": "card", "seats": [0, 1]}),
+     "between turns"),
+    (lambda d, seat: d.__setitem__("turn", None), "inside a turn"),
+], ids=["pit-exit-on-track", "step-of-another-seat", "card-in-a-turn", "step-without-turn"])
+def test_lunatix_decision_of_another_phase(change: Any, match: str) -> None:
+    # a pit_exit decision for a car on the track was accepted (it even has legal actions)
+    s = reach("lunatix", 2, at_decision("step"))
+    seat = s.decision["seat"]
+    refused(s, lambda d: change(d, seat), match)

@@ -199,8 +199,44 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     pending = (s.decision is not None) + (s.chance is not None)
     if not s.is_terminal() and pending != 1:
         raise _err("decision", "a game in progress has exactly one pending decision or chance")
+    _check_decision_phase(s)
     check_deciders(s)
     return s
+
+
+#: decisions asked only of the seat whose turn it is; those asked only with the car on the
+#: track; those asked only with it in the pit; those asked only between turns
+_TURN_DECISIONS = frozenset({"brake", "accelerate", "charge", "drop_kind", "step", "ram",
+                             "turn_around", "pit_exit", "shop"})
+_TRACK_DECISIONS = frozenset({"step", "ram"})
+_PIT_DECISIONS = frozenset({"pit_exit", "shop"})
+_ROUND_DECISIONS = frozenset({"chip_mix", "card"})
+
+
+def _check_decision_phase(s: State) -> None:
+    """A pending decision belongs to its phase: the reveal between turns, a turn's decisions
+    to the seat whose turn it is (a step or ram with its car on the track, a pit exit or the
+    shop with it in the pit), the hazard and protection decisions inside a turn."""
+    d, t = s.decision, s.turn
+    if d is None:
+        return
+    kind = d["kind"]
+    if kind in _ROUND_DECISIONS:
+        if t is not None:
+            raise _err("decision", f"a {kind!r} decision comes between turns, not in seat "
+                       f"{t['seat']}'s turn")
+        return
+    if t is None:
+        raise _err("decision", f"a {kind!r} decision comes inside a turn (turn is null)")
+    seat = d["seat"]
+    if kind in _TURN_DECISIONS and seat != t["seat"]:
+        raise _err("decision.seat", f"a {kind!r} decision belongs to seat {t['seat']}, whose "
+                   f"turn it is, not to seat {seat}")
+    car = s.cars[seat]
+    if kind in _TRACK_DECISIONS and (car.in_pit or car.square < 0):
+        raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car on the track")
+    if kind in _PIT_DECISIONS and not car.in_pit:
+        raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car in the pit")
 
 
 def _tasks(v: Any, n: int) -> list[tuple]:
