@@ -162,3 +162,25 @@ def test_lunatix_decision_of_another_phase(change: Any, match: str) -> None:
     s = reach("lunatix", 2, at_decision("step"))
     seat = s.decision["seat"]
     refused(s, lambda d: change(d, seat), match)
+
+
+def _shift_front_piece(element: dict) -> None:
+    element["pose"][0] += 0.5
+
+
+def _with_lazer(min_pieces: int) -> Callable[[Any], bool]:
+    return lambda s: s.decision is not None and any(
+        len(p.lazer) >= min_pieces for p in s.players)
+
+
+@pytest.mark.parametrize("change,match", [
+    (lambda d, i: _shift_front_piece(d["players"][i]["lazer"][-1]), "a Lazer is a chain"),
+    (lambda d, i: d["players"][i].__setitem__("head", [0.0, 0.0, 0.0]), "the head is the exit"),
+    (lambda d, i: d["prizms"][0].__setitem__(0, 1000.0), "wholly on the table"),
+], ids=["broken-chain", "head-away", "prizm-off-table"])
+def test_ryderz_geometry_is_checked(change: Any, match: str) -> None:
+    # were accepted: broken Lazer chains, a head away from its front piece's exit, Prizms off
+    # the table
+    s = reach("ryderz", 2, _with_lazer(3))
+    i = next(k for k, p in enumerate(s.players) if len(p.lazer) >= 3)
+    refused(s, lambda d: change(d, i), match)

@@ -41,6 +41,9 @@ _KINDS = {v: k for k, v in KIND_NAMES.items()}
 _TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
 _TOP_KEYS = {"schema", "version", "seed", "round", "marker", "order", "players", "prizms",
              "turn_id", "turn", "tasks", "decision", "chance", "status", "winner"}
+#: how far (inches) a Prizm's disc may seem to pass the table's edge (rounding of a Prizm
+#: placed right at it; the soak's own check allows the same)
+PRIZM_EDGE_SLACK = 1e-6
 #: limits checked before anything else (the largest states of 4-player random games have
 #: ~710 values in ~120 objects and lists, 7 levels deep; all 96 pieces of four players on the
 #: table would make ~1,700 values in ~300; bench/bench_validation.py times the largest)
@@ -171,6 +174,13 @@ def _player(game: Game, d: Any, seat: int) -> Player:
         raise bad(f"{path}.lazer", "a Launch Point can only be the oldest element")
     if p.lazer and p.head is None:
         raise bad(path, "a player with a Lazer on the table needs a head pose")
+    for i, (a, b) in enumerate(zip(p.lazer, p.lazer[1:], strict=False)):
+        if b.pose != a.exit:
+            raise bad(f"{path}.lazer[{i + 1}].pose", "a Lazer is a chain: each piece starts at "
+                      f"the exit pose of the one before ({_pose(a.exit)}), got {_pose(b.pose)}")
+    if p.lazer and p.head != p.lazer[-1].exit:
+        raise bad(f"{path}.head", "the head is the exit pose of the front piece "
+                  f"({_pose(p.lazer[-1].exit)}), got {_pose(p.head)}")
     for g in range(game.top_gear):
         for k in (PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD):
             on_table = sum(1 for e in p.lazer if e.gear == g + 1 and e.kind is k)
@@ -212,6 +222,9 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         x, y, owner = as_list(q, path, 3)
         s.prizms.append(Prizm(as_num(x, f"{path}[0]"), as_num(y, f"{path}[1]"),
                               as_int(owner, f"{path}[2]", -1, n - 1)))
+        if not game.table.contains_point(s.prizms[-1].x, s.prizms[-1].y,
+                                         game.rules.prizm_radius - PRIZM_EDGE_SLACK):
+            raise bad(path, "a Prizm lies wholly on the table")
     s.tasks = [_task(t, i, n) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
     s.decision = _decision(key(data, "decision", ""), n)
     s.chance = _chance(key(data, "chance", ""), n)
