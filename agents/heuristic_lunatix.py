@@ -561,7 +561,9 @@ class LunatixHeuristic:
         return got
 
     def _terminal(self, ctx: _Ctx, square: int, speed: int) -> float:
-        terms = ctx.terminals.setdefault(speed, {})
+        terms = ctx.terminals.get(speed)
+        if terms is None:
+            terms = ctx.terminals[speed] = {}
         got = terms.get(square)
         if got is None:
             got = terms[square] = self._terminal_value(ctx, square, speed)
@@ -607,7 +609,9 @@ class LunatixHeuristic:
         chips = ctx.chips
         win_value = ctx.win_value
         entries = model.entry_squares if ctx.allow_pit and facing == 0 else {}
-        terms = ctx.terminals.setdefault(speed, {})
+        terms = ctx.terminals.get(speed)
+        if terms is None:
+            terms = ctx.terminals[speed] = {}
         tunnel = Lunacy.TUNNEL_VISION in ctx.lunacies
 
         def f(sq: int, k: int, g: float) -> float:

@@ -59,11 +59,12 @@ def test_numpy_ints_are_seats_and_a_seat_not_deciding_has_no_actions(name: str) 
     assert s.legal_actions(np.int64(p)) == s.legal_actions(p)
     assert s.observation(np.int32(p)) == s.observation(p)
     others = [q for q in range(2) if q not in s.current_players()]
+    assert others  # a sequential decision: the other seat is not deciding
     for q in others:
         assert s.legal_actions(q) == []
-    a = s.legal_actions(p)[0]
-    if len(s.current_players()) == 1:
-        s.apply_actions({np.int64(p): a})  # accepted as seat p
+    before = snap(s)
+    s.apply_actions({np.int64(p): s.legal_actions(p)[0]})  # accepted as seat p
+    assert snap(s) != before
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -207,10 +207,10 @@ def test_a_record_stores_the_digest_of_its_final_state_and_replay_checks_it(tmp_
             state.apply_actions({int(k): game.action_from_json(a)
                                  for k, a in e["actions"].items()})
     others = [o for o, p in state.chance_outcomes() if p > 0 and o != changed[i]["chance"]]
-    if others:
-        changed[i] = {"chance": json_value(others[0])}
-        with pytest.raises((InvalidStateError, ValueError)):
-            replay(game, GameRecord.from_dict({**data, "events": changed}))
+    assert others
+    changed[i] = {"chance": json_value(others[0])}
+    with pytest.raises((InvalidStateError, ValueError)):
+        replay(game, GameRecord.from_dict({**data, "events": changed}))
 
 
 def test_a_record_names_no_file_of_this_machine(tmp_path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from collections.abc import Mapping
 from pathlib import Path
@@ -105,6 +106,35 @@ class Game(GameBase):
         if isinstance(action, bool) or not isinstance(action, numbers.Integral):
             raise IllegalActionError(f"expected an Action or an int, got {action!r}")
         return self.int_to_action(int(action))
+
+    @functools.cached_property
+    def speed_step(self) -> int:
+        """The greatest common divisor of every speed a car can have: the start and maximum
+        speeds, the caps, and every amount a rule adds or takes (config values); a state
+        whose speeds are off this step is refused."""
+        r, d = self.rules, self.decks
+        t = r.turn_around
+        values = [r.start_speed, r.max_speed, r.turbo_speed_cap, r.speed_per_square,
+                  r.speed_loss_per_hit, r.chips.glue_speed_loss, r.pit.repair_amount,
+                  t.uturn_curve_speed, t.uturn_speed, t.bootleg_min_speed,
+                  t.bootleg_curve_speed, t.bootleg_speed, *r.brake_amounts,
+                  *r.accelerate_amounts, *(c.amount for c in d.hazard),
+                  *(c.amount for c in d.turbo),
+                  *(c.amount for c in d.gadgets if c.effect is GadgetEffect.ROCKET),
+                  *(a for c in d.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
+                  *(o.safe_speed for o in self.track.openings)]
+        return math.gcd(*values) or 1
+
+    @functools.cached_property
+    def max_dice(self) -> int:
+        """The most damage dice one roll can have (every source in the config)."""
+        r, d = self.rules, self.decks
+        rams = r.rams
+        pairs = (rams.involuntary, rams.sideswipe, rams.rear_end, rams.head_on)
+        return max([r.chips.tacks_dice, r.skid.wall_dice, r.skid.pit_wall_dice,
+                    *r.skid.car_dice, *(x for pair in pairs for x in pair),
+                    max(pair[1] for pair in pairs) + rams.battering_ram_extra,
+                    *(c.dice for c in d.hazard), *(c.dice for c in d.turbo), 1])
 
     @functools.cache  # noqa: B019 - games are few and immutable
     def dice_distribution(self, n: int) -> tuple[tuple[int, float], ...]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lunatix_env.rules.actions import ActionKind
-from lunatix_env.rules.config import GadgetEffect
 from lunatix_env.rules.state import (
     PIT,
     SCHEMA_VERSION,
@@ -183,7 +181,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         if (c.square < 0) != (c.seat in undealt):
             raise _err(f"cars[{c.seat}].square",
                        "only a car whose start dot is still to be dealt has square -1")
-    step = speed_step(game)
+    step = game.speed_step
     for c in s.cars:
         for name in ("speed", "max_speed"):
             if getattr(c, name) % step:
@@ -270,33 +268,6 @@ _DECISION_KEYS: dict[str, tuple[frozenset[str], ...]] = {
 _SIMULTANEOUS = ("chip_mix", "card")
 
 
-def speed_step(game: Game) -> int:
-    """The greatest common divisor of every speed a car of ``game`` can have: the start and
-    maximum speeds, the caps, and every amount a rule adds or takes (config values)."""
-    r, d = game.rules, game.decks
-    t = r.turn_around
-    values = [r.start_speed, r.max_speed, r.turbo_speed_cap, r.speed_per_square,
-              r.speed_loss_per_hit, r.chips.glue_speed_loss, r.pit.repair_amount,
-              t.uturn_curve_speed, t.uturn_speed, t.bootleg_min_speed, t.bootleg_curve_speed,
-              t.bootleg_speed, *r.brake_amounts, *r.accelerate_amounts,
-              *(c.amount for c in d.hazard), *(c.amount for c in d.turbo),
-              *(c.amount for c in d.gadgets if c.effect is GadgetEffect.ROCKET),
-              *(a for c in d.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
-              *(o.safe_speed for o in game.track.openings)]
-    return math.gcd(*values) or 1
-
-
-def max_dice(game: Game) -> int:
-    """The most damage dice one roll of ``game`` can have (every source in its config)."""
-    r, d = game.rules, game.decks
-    rams = r.rams
-    pairs = (rams.involuntary, rams.sideswipe, rams.rear_end, rams.head_on)
-    return max([r.chips.tacks_dice, r.skid.wall_dice, r.skid.pit_wall_dice, *r.skid.car_dice,
-                *(x for pair in pairs for x in pair),
-                max(pair[1] for pair in pairs) + rams.battering_ram_extra,
-                *(c.dice for c in d.hazard), *(c.dice for c in d.turbo), 1])
-
-
 def _decision(game: Game, v: Any) -> dict | None:
     if v is None:
         return None
@@ -328,10 +299,10 @@ def _decision(game: Game, v: Any) -> dict | None:
     if "points" in d:
         _int(d["points"], "decision.points", 0, game.rules.pit.points)
     if "hits" in d:
-        top = max(game.rules.damage_die_faces) * max_dice(game)
+        top = max(game.rules.damage_die_faces) * game.max_dice
         _int(d["hits"], "decision.hits", 1, top)
     if "dice" in d:
-        _int(d["dice"], "decision.dice", 1, max_dice(game))
+        _int(d["dice"], "decision.dice", 1, game.max_dice)
     if "where" in d:
         _int(d["where"], "decision.where", TRACK, PIT)
     if kind is DecisionKind.LUCK:
@@ -364,7 +335,7 @@ def _chance(game: Game, v: Any) -> dict | None:
                    f"{sorted(_CHANCE_KEYS[kind.value])}, got {sorted(d)}")
     _int(d["seat"], "chance.seat", 0, game.rules.num_players - 1)
     if kind is ChanceKind.DICE:
-        _int(d["n"], "chance.n", 1, max_dice(game))
+        _int(d["n"], "chance.n", 1, game.max_dice)
     return d
 
 
