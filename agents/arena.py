@@ -82,8 +82,13 @@ class ArenaConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The config as JSON (``results.json``)."""
-        return {"game": self.game, "bots": list(self.bots), "games": self.games,
-                "seed": self.seed, "rules": dict(self.rules)}
+        return {
+            "game": self.game,
+            "bots": list(self.bots),
+            "games": self.games,
+            "seed": self.seed,
+            "rules": dict(self.rules),
+        }
 
 
 @dataclass
@@ -121,12 +126,14 @@ class Table:
         cfg, n = self.cfg, self.cfg.players
         rotation, seq = game_seeds(cfg, index)
         game_seed = int(seq.generate_state(1, np.uint64)[0] >> np.uint64(2))
-        chance_rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, index // n,
-                                                                   CHANCE_KEY]))
+        chance_rng = np.random.default_rng(
+            np.random.SeedSequence([cfg.seed, index // n, CHANCE_KEY])
+        )
         seat_of_slot = [(slot + rotation) % n for slot in range(n)]
         bot_at = {seat_of_slot[slot]: self.bots[slot] for slot in range(n)}
-        bot_seeds = np.random.SeedSequence([cfg.seed, index // n, BOT_KEY, rotation]) \
-            .generate_state(n, np.uint64)
+        bot_seeds = np.random.SeedSequence(
+            [cfg.seed, index // n, BOT_KEY, rotation]
+        ).generate_state(n, np.uint64)
         for slot, bot in enumerate(self.bots):
             bot.reset(int(bot_seeds[slot]))
         state = self.game.new_initial_state(game_seed)
@@ -151,12 +158,15 @@ class Table:
         returns = state.returns()
         winner = out.winner
         return GameResult(
-            index=index, seat_of_slot=seat_of_slot, reason=out.reason.value,
+            index=index,
+            seat_of_slot=seat_of_slot,
+            reason=out.reason.value,
             winner_slot=None if winner is None else seat_of_slot.index(winner),
             returns=[float(returns[seat_of_slot[s]]) for s in range(n)],
             decisions=[decisions[seat_of_slot[s]] for s in range(n)],
             think_seconds=[think[seat_of_slot[s]] for s in range(n)],
-            rounds=getattr(state, "round", None))
+            rounds=getattr(state, "round", None),
+        )
 
 
 _TABLE: Table | None = None
@@ -175,8 +185,10 @@ def _play_in_worker(index: int) -> GameResult:
 def config_from_json(data: dict[str, Any]) -> ArenaConfig:
     """An :class:`ArenaConfig` from its JSON (``results.json``), validated."""
     if not isinstance(data, dict) or set(data) != {"game", "bots", "games", "seed", "rules"}:
-        raise ConfigError(f"arena config: expected keys game, bots, games, seed, rules; got "
-                          f"{sorted(data) if isinstance(data, dict) else type(data).__name__}")
+        raise ConfigError(
+            f"arena config: expected keys game, bots, games, seed, rules; got "
+            f"{sorted(data) if isinstance(data, dict) else type(data).__name__}"
+        )
     if not (isinstance(data["bots"], list) and all(isinstance(b, str) for b in data["bots"])):
         raise ConfigError("arena config: bots must be a list of spec strings")
     for key in ("games", "seed"):
@@ -184,13 +196,22 @@ def config_from_json(data: dict[str, Any]) -> ArenaConfig:
             raise ConfigError(f"arena config: {key} must be an int")
     if not isinstance(data["rules"], dict) or not isinstance(data["game"], str):
         raise ConfigError("arena config: game must be a string and rules a mapping")
-    return ArenaConfig(game=data["game"], bots=tuple(data["bots"]), games=data["games"],
-                       seed=data["seed"], rules=dict(data["rules"]))
+    return ArenaConfig(
+        game=data["game"],
+        bots=tuple(data["bots"]),
+        games=data["games"],
+        seed=data["seed"],
+        rules=dict(data["rules"]),
+    )
 
 
-def run(cfg: ArenaConfig, processes: int = 1, done: Sequence[GameResult] = (),
-        on_result: Callable[[GameResult], None] | None = None,
-        progress: bool = False) -> list[GameResult]:
+def run(
+    cfg: ArenaConfig,
+    processes: int = 1,
+    done: Sequence[GameResult] = (),
+    on_result: Callable[[GameResult], None] | None = None,
+    progress: bool = False,
+) -> list[GameResult]:
     """Play every game of ``cfg`` not in ``done``; returns all results in index order."""
     have = {r.index: r for r in done}
     todo = [i for i in range(cfg.total_games) if i not in have]
@@ -234,8 +255,10 @@ class _Progress:
         rate = played / max(time.perf_counter() - self.t0, 1e-9)
         eta = (self.total - self.done) / rate if rate > 0 else float("nan")
         bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r[{bar:<30}] {self.done}/{self.total} games"
-                         + (f", {eta:.0f} s left" if math.isfinite(eta) else ""))
+        sys.stderr.write(
+            f"\r[{bar:<30}] {self.done}/{self.total} games"
+            + (f", {eta:.0f} s left" if math.isfinite(eta) else "")
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -268,11 +291,16 @@ class BotRow:
         """The row with its rates and intervals."""
         wl, wh = wilson(self.wins, self.games)
         sl, sh = wilson(self.wins + self.draws / 2, self.games)
-        return {**asdict(self), "win_rate": self.wins / self.games if self.games else 0.0,
-                "win_ci": [wl, wh], "score": self.score, "score_ci": [sl, sh],
-                "mean_return": self.total_return / self.games if self.games else 0.0,
-                "ms_per_decision": 1000 * self.think_seconds / max(self.decisions, 1),
-                "rating": self.mu - 3 * self.sigma}
+        return {
+            **asdict(self),
+            "win_rate": self.wins / self.games if self.games else 0.0,
+            "win_ci": [wl, wh],
+            "score": self.score,
+            "score_ci": [sl, sh],
+            "mean_return": self.total_return / self.games if self.games else 0.0,
+            "ms_per_decision": 1000 * self.think_seconds / max(self.decisions, 1),
+            "rating": self.mu - 3 * self.sigma,
+        }
 
 
 def summarize(cfg: ArenaConfig, results: Sequence[GameResult]) -> dict[str, Any]:
@@ -306,34 +334,45 @@ def summarize(cfg: ArenaConfig, results: Sequence[GameResult]) -> dict[str, Any]
             ratings = {b: t[0] for b, t in zip(names, teams, strict=True)}
     for b in names:
         rows[b].mu, rows[b].sigma = ratings[b].mu, ratings[b].sigma
-    return {"config": cfg.to_json(), "games": len(results), "outcomes": reasons,
-            "bots": [rows[b].to_json() for b in names]}
+    return {
+        "config": cfg.to_json(),
+        "games": len(results),
+        "outcomes": reasons,
+        "bots": [rows[b].to_json() for b in names],
+    }
 
 
 def to_markdown(summary: dict[str, Any]) -> str:
     """The summary as a Markdown table with the outcomes."""
     c = summary["config"]
     n = len(c["bots"])
-    lines = [f"# Arena: {registry.get(c['game']).title}, {n} players",
-             "",
-             f"Lineup `{','.join(c['bots'])}`, {summary['games']} games (seat orders rotated "
-             f"over paired seeds), seed {c['seed']}"
-             + (f", rules {json.dumps(c['rules'], sort_keys=True)}" if c["rules"] else "") + ".",
-             "",
-             "| bot | seats | games | wins | draws | losses | win rate (95% CI) | "
-             "score (95% CI) | mean return | rating (mu ± sigma) | ms/decision |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Arena: {registry.get(c['game']).title}, {n} players",
+        "",
+        f"Lineup `{','.join(c['bots'])}`, {summary['games']} games (seat orders rotated "
+        f"over paired seeds), seed {c['seed']}"
+        + (f", rules {json.dumps(c['rules'], sort_keys=True)}" if c["rules"] else "")
+        + ".",
+        "",
+        "| bot | seats | games | wins | draws | losses | win rate (95% CI) | "
+        "score (95% CI) | mean return | rating (mu ± sigma) | ms/decision |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for b in summary["bots"]:
         lines.append(
             f"| `{b['bot']}` | {b['seats']} | {b['games']} | {b['wins']} | {b['draws']} | "
             f"{b['losses']} | {b['win_rate']:.3f} ({b['win_ci'][0]:.3f}-{b['win_ci'][1]:.3f}) "
             f"| {b['score']:.3f} ({b['score_ci'][0]:.3f}-{b['score_ci'][1]:.3f}) | "
             f"{b['mean_return']:+.3f} | {b['mu']:.1f} ± {b['sigma']:.1f} | "
-            f"{b['ms_per_decision']:.2f} |")
+            f"{b['ms_per_decision']:.2f} |"
+        )
     outcomes = ", ".join(f"{k}: {v}" for k, v in sorted(summary["outcomes"].items()))
-    lines += ["", f"Outcomes: {outcomes}. A game nobody wins (truncated at the round limit, "
-              "every car out) is a draw for every bot; score = (wins + draws / 2) / games.",
-              ""]
+    lines += [
+        "",
+        f"Outcomes: {outcomes}. A game nobody wins (truncated at the round limit, "
+        "every car out) is a draw for every bot; score = (wins + draws / 2) / games.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -349,8 +388,9 @@ def load_results(out: Path, cfg: ArenaConfig) -> list[GameResult]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConfigError(f"{path}: not an arena results file of format {FORMAT}")
     if data.get("config") != cfg.to_json():
-        raise ConfigError(f"{path} is of another run: {data.get('config')} (this run: "
-                          f"{cfg.to_json()})")
+        raise ConfigError(
+            f"{path} is of another run: {data.get('config')} (this run: {cfg.to_json()})"
+        )
     results = []
     names = {f.name for f in GameResult.__dataclass_fields__.values()}
     for item in data.get("results", []):
@@ -368,8 +408,11 @@ def save(out: Path, cfg: ArenaConfig, results: Sequence[GameResult], final: bool
     summary in it and ``results.md``; the JSON is replaced atomically."""
     out.mkdir(parents=True, exist_ok=True)
     ordered = sorted(results, key=lambda r: r.index)
-    data: dict[str, Any] = {"format": FORMAT, "config": cfg.to_json(),
-                            "results": [asdict(r) for r in ordered]}
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "config": cfg.to_json(),
+        "results": [asdict(r) for r in ordered],
+    }
     if final:
         summary = summarize(cfg, ordered)
         data["summary"] = summary
@@ -379,8 +422,13 @@ def save(out: Path, cfg: ArenaConfig, results: Sequence[GameResult], final: bool
     tmp.replace(out / RESULTS_JSON)
 
 
-def arena(cfg: ArenaConfig, processes: int = 1, out: Path | None = None,
-          resume: bool = False, progress: bool = False) -> dict[str, Any]:
+def arena(
+    cfg: ArenaConfig,
+    processes: int = 1,
+    out: Path | None = None,
+    resume: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Run ``cfg`` (continuing ``out``'s saved games with ``resume``); returns the summary."""
     done: list[GameResult] = []
     if resume:
@@ -418,22 +466,34 @@ def parse_rules(items: Sequence[str]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The CLI; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m agents.arena", description=__doc__.split(
-        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m agents.arena",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--game", required=True, choices=registry.names())
     ap.add_argument("--players", type=int, help="seats (default: the number of --bots)")
-    ap.add_argument("--bots", required=True,
-                    help="comma-separated bot specs, one a seat (random, heuristic, "
-                         "mcts:sims=400, policy:PATH); with --players and fewer specs, the "
-                         "last one fills the remaining seats")
+    ap.add_argument(
+        "--bots",
+        required=True,
+        help="comma-separated bot specs, one a seat (random, heuristic, "
+        "mcts:sims=400, policy:PATH); with --players and fewer specs, the "
+        "last one fills the remaining seats",
+    )
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--processes", type=int, default=1)
-    ap.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="rules overrides of the game, e.g. table=large powers=true")
+    ap.add_argument(
+        "--rules",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rules overrides of the game, e.g. table=large powers=true",
+    )
     ap.add_argument("--out", type=Path, help="folder for results.md and results.json")
-    ap.add_argument("--resume", action="store_true",
-                    help="continue the run saved in --out (same config)")
+    ap.add_argument(
+        "--resume", action="store_true", help="continue the run saved in --out (same config)"
+    )
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     bots = split_specs(args.bots)
@@ -442,13 +502,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.players < len(bots):
                 raise ConfigError(f"--players {args.players} but {len(bots)} bots given")
             bots += [bots[-1]] * (args.players - len(bots))
-        cfg = ArenaConfig(game=args.game, bots=tuple(bots), games=args.games,
-                          seed=args.seed, rules=parse_rules(args.rules))
+        cfg = ArenaConfig(
+            game=args.game,
+            bots=tuple(bots),
+            games=args.games,
+            seed=args.seed,
+            rules=parse_rules(args.rules),
+        )
         if cfg.total_games != cfg.games:
-            print(f"{cfg.games} games rounded up to {cfg.total_games} (every seat order "
-                  "equally often)", file=sys.stderr)
-        summary = arena(cfg, args.processes, args.out, args.resume,
-                        progress=not args.no_progress)
+            print(
+                f"{cfg.games} games rounded up to {cfg.total_games} (every seat order "
+                "equally often)",
+                file=sys.stderr,
+            )
+        summary = arena(cfg, args.processes, args.out, args.resume, progress=not args.no_progress)
     except (BotSpecError, ConfigError, registry.UnknownGameError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -78,37 +78,61 @@ def candidate_players(spec: str) -> int | None:
     return find_policy(s.path)[0].num_players
 
 
-def evaluate(game: str, spec: str, games: int = GAMES, processes: int = 1,
-             out: Path | None = None, resume: bool = False,
-             progress: bool = False) -> dict[str, Any]:
+def evaluate(
+    game: str,
+    spec: str,
+    games: int = GAMES,
+    processes: int = 1,
+    out: Path | None = None,
+    resume: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Run every setting that applies; returns ``{"rows": [...], ...}``."""
     entry = registry.get(game)
     players = candidate_players(spec)
     canonical = str(parse(spec))
     # a setting whose opponents are the candidate itself says nothing (and would pool them)
-    settings = [s for s in PROTOCOL[entry.name] if players in (None, s.players)
-                and canonical not in s.opponents]
+    settings = [
+        s
+        for s in PROTOCOL[entry.name]
+        if players in (None, s.players) and canonical not in s.opponents
+    ]
     if not settings:
-        raise ConfigError(f"no setting of the {entry.name} protocol applies to {canonical} "
-                          f"(settings: {[s.name for s in PROTOCOL[entry.name]]})")
+        raise ConfigError(
+            f"no setting of the {entry.name} protocol applies to {canonical} "
+            f"(settings: {[s.name for s in PROTOCOL[entry.name]]})"
+        )
     rows = []
     for s in settings:
-        cfg = ArenaConfig(game=entry.name, bots=(canonical, *s.opponents), games=games,
-                          seed=SEED)
+        cfg = ArenaConfig(game=entry.name, bots=(canonical, *s.opponents), games=games, seed=SEED)
         folder = None if out is None else out / setting_folder(s)
-        summary = arena(cfg, processes, folder, resume and folder is not None
-                        and folder.exists(), progress)
+        summary = arena(
+            cfg, processes, folder, resume and folder is not None and folder.exists(), progress
+        )
         me = next(b for b in summary["bots"] if b["bot"] == canonical)
         two = s.players == 2
-        rows.append({"setting": s.name, "players": s.players, "games": summary["games"],
-                     "figure": "score" if two else "win rate",
-                     "value": me["score"] if two else me["win_rate"],
-                     "ci": me["score_ci"] if two else me["win_ci"],
-                     "wins": me["wins"], "draws": me["draws"], "losses": me["losses"],
-                     "outcomes": summary["outcomes"],
-                     "ms_per_decision": me["ms_per_decision"]})
-    result = {"game": entry.name, "candidate": canonical, "standard": games == GAMES,
-              "seed": SEED, "rows": rows}
+        rows.append(
+            {
+                "setting": s.name,
+                "players": s.players,
+                "games": summary["games"],
+                "figure": "score" if two else "win rate",
+                "value": me["score"] if two else me["win_rate"],
+                "ci": me["score_ci"] if two else me["win_ci"],
+                "wins": me["wins"],
+                "draws": me["draws"],
+                "losses": me["losses"],
+                "outcomes": summary["outcomes"],
+                "ms_per_decision": me["ms_per_decision"],
+            }
+        )
+    result = {
+        "game": entry.name,
+        "candidate": canonical,
+        "standard": games == GAMES,
+        "seed": SEED,
+        "rows": rows,
+    }
     if out is not None:
         write_report(out, "evaluation", result, to_markdown(result))
     return result
@@ -120,28 +144,38 @@ def to_markdown(result: dict[str, Any]) -> str:
     lines = [f"# Evaluation of `{result['candidate']}` ({title})", ""]
     if not result["standard"]:
         lines += ["**Not the standard protocol** (another game count).", ""]
-    lines += ["| setting | games | figure | value (95% CI) | wins | draws | losses | "
-              "outcomes | ms/decision |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "| setting | games | figure | value (95% CI) | wins | draws | losses | "
+        "outcomes | ms/decision |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in result["rows"]:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r["outcomes"].items()))
-        lines.append(f"| {r['setting']} | {r['games']} | {r['figure']} | {r['value']:.3f} "
-                     f"({r['ci'][0]:.3f}-{r['ci'][1]:.3f}) | {r['wins']} | {r['draws']} | "
-                     f"{r['losses']} | {outcomes} | {r['ms_per_decision']:.2f} |")
-    lines += ["", f"Seed {result['seed']}; seats rotated over paired seeds; a game nobody "
-              "wins is a draw.", ""]
+        lines.append(
+            f"| {r['setting']} | {r['games']} | {r['figure']} | {r['value']:.3f} "
+            f"({r['ci'][0]:.3f}-{r['ci'][1]:.3f}) | {r['wins']} | {r['draws']} | "
+            f"{r['losses']} | {outcomes} | {r['ms_per_decision']:.2f} |"
+        )
+    lines += [
+        "",
+        f"Seed {result['seed']}; seats rotated over paired seeds; a game nobody wins is a draw.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The CLI; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m agents.evaluate",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m agents.evaluate", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--game", required=True, choices=registry.names())
     who = ap.add_mutually_exclusive_group(required=True)
     who.add_argument("--policy", help="a run folder or model.zip with policy.json beside it")
     who.add_argument("--bot", help="a bot spec (heuristic, mcts:sims=400, ...)")
-    ap.add_argument("--games", type=int, default=GAMES,
-                    help=f"games per setting (the protocol: {GAMES})")
+    ap.add_argument(
+        "--games", type=int, default=GAMES, help=f"games per setting (the protocol: {GAMES})"
+    )
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--resume", action="store_true")
@@ -149,8 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     spec = f"policy:{args.policy}" if args.policy else args.bot
     try:
-        result = evaluate(args.game, spec, args.games, args.processes, args.out, args.resume,
-                          not args.no_progress)
+        result = evaluate(
+            args.game, spec, args.games, args.processes, args.out, args.resume, not args.no_progress
+        )
     except (BotSpecError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

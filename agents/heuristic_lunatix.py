@@ -254,10 +254,16 @@ class TrackModel:
         self.card_pit = base + skid * r.skid.pit_wall_dice * die
         self.outer_lane = tr.num_lanes - 1
         four = r.four_opening_pit
-        self.entries = [i for i, o in enumerate(tr.openings)
-                        if (o.side == "A" if four else o.name == tr.spec.pit.basic_entry)]
-        self.exits = [i for i, o in enumerate(tr.openings)
-                      if (o.side == "B" if four else o.name == tr.spec.pit.basic_exit)]
+        self.entries = [
+            i
+            for i, o in enumerate(tr.openings)
+            if (o.side == "A" if four else o.name == tr.spec.pit.basic_entry)
+        ]
+        self.exits = [
+            i
+            for i, o in enumerate(tr.openings)
+            if (o.side == "B" if four else o.name == tr.spec.pit.basic_exit)
+        ]
         self.entry_squares = {tr.openings[i].square: i for i in self.entries}
         p = r.pit
         self.repair = p.points // p.repair_cost * p.repair_amount
@@ -298,9 +304,12 @@ class TrackModel:
             tr = self.track
             sign = 1.0 if facing == 0 else -1.0
             got = self._edges[key] = [
-                tuple((d, y, sign * tr.wrap(tr.s[y] - tr.s[x]), self.edge_hits(x, y, speed))
-                      for d, y in self.game.ahead[facing][x])
-                for x in range(tr.num_squares)]
+                tuple(
+                    (d, y, sign * tr.wrap(tr.s[y] - tr.s[x]), self.edge_hits(x, y, speed))
+                    for d, y in self.game.ahead[facing][x]
+                )
+                for x in range(tr.num_squares)
+            ]
         return got
 
     def pit_hits(self, entry_square: int, speed: int) -> float:
@@ -375,8 +384,9 @@ class TrackModel:
                     accel = v2 - vi * per
                     extra = 0.0
                     if accel > 0 and tr.rating[sq] is not None and v2 > tr.rating[sq]:
-                        extra = -(-accel // self.game.rules.mph_per_hazard_card) * \
-                            self.card_hits(sq)
+                        extra = -(-accel // self.game.rules.mph_per_hazard_card) * self.card_hits(
+                            sq
+                        )
                     for end, g, c, ei in self.paths(sq, v2 // per, v2):
                         if ei >= 0 and not allow_pit:
                             continue
@@ -410,7 +420,6 @@ class TrackModel:
         v = val[:base].reshape(tr.num_squares, nv)
         pit = {ei: float(val[base + ei]) for ei in self.entries} if allow_pit else {}
         return _Table(v, pit)
-
 
     # -- the evaluator's pace model
     def pace(self, m: int, allow_pit: bool) -> tuple[float, float]:
@@ -516,23 +525,34 @@ class LunatixHeuristic:
                     wrecks[c["square"]] = c["seat"]
         length = game.track.length
         threat = any(
-            not c["out"] and c["seat"] != seat
+            not c["out"]
+            and c["seat"] != seat
             and c["laps_required"] * length - c["progress"] <= THREAT_RANGE
-            for c in obs["cars"])
-        win = (GAMMA * table.top + FINISH_MARGIN
-               + (THREAT_MARGIN if threat else 0.0))
+            for c in obs["cars"]
+        )
+        win = GAMMA * table.top + FINISH_MARGIN + (THREAT_MARGIN if threat else 0.0)
         hunters = []
         tr = game.track
         for c in obs["cars"]:
-            if c["seat"] != seat and not c["out"] and c["square"] is not None \
-                    and c["facing"] == 0:
+            if c["seat"] != seat and not c["out"] and c["square"] is not None and c["facing"] == 0:
                 reach = (c["speed"] // model.per + ACCEL_REACH + 1) * game.max_step_ds
                 hunters.append((tr.s[c["square"]], reach))
         return _Ctx(
-            hunters=hunters, win_value=win, obs=obs, seat=seat, me=me, model=model, table=table,
-            hc=hit_cost(me["max_speed"], model.per), allow_pit=allow_pit,
-            to_win=req * game.track.length - me["progress"], wrecks=wrecks, occupied=occ,
-            chips=dict(obs["track_chips"]), pit_bonus=bonus, lunacies=luns,
+            hunters=hunters,
+            win_value=win,
+            obs=obs,
+            seat=seat,
+            me=me,
+            model=model,
+            table=table,
+            hc=hit_cost(me["max_speed"], model.per),
+            allow_pit=allow_pit,
+            to_win=req * game.track.length - me["progress"],
+            wrecks=wrecks,
+            occupied=occ,
+            chips=dict(obs["track_chips"]),
+            pit_bonus=bonus,
+            lunacies=luns,
         )
 
     def _chip_price(self, ctx: _Ctx, square: int) -> float:
@@ -583,11 +603,22 @@ class LunatixHeuristic:
         ei = ctx.model.entry_squares.get(square)
         if ei is None:  # a car facing clockwise enters on the far side: value it as a stop
             return self._terminal(ctx, square, 0)
-        return (-ctx.model.pit_hits(square, speed) * ctx.hc
-                + GAMMA * ctx.table.pit.get(ei, 0.0) + ctx.pit_bonus)
+        return (
+            -ctx.model.pit_hits(square, speed) * ctx.hc
+            + GAMMA * ctx.table.pit.get(ei, 0.0)
+            + ctx.pit_bonus
+        )
 
-    def _plan(self, ctx: _Ctx, square: int, steps: int, speed: int, occ: dict[int, int],
-              gained: float = 0.0, rocket: bool = False) -> float:
+    def _plan(
+        self,
+        ctx: _Ctx,
+        square: int,
+        steps: int,
+        speed: int,
+        occ: dict[int, int],
+        gained: float = 0.0,
+        rocket: bool = False,
+    ) -> float:
         """Best value of ``steps`` more steps from ``square`` at ``speed`` (then the table).
 
         A memoised search over (square, steps left), the first progress to reach a node
@@ -654,8 +685,14 @@ class LunatixHeuristic:
 
         return f(square, steps, gained)
 
-    def _speed_q(self, ctx: _Ctx, speed: int, accel: int = 0, rocket: bool = False,
-                 occ: dict[int, int] | None = None) -> float:
+    def _speed_q(
+        self,
+        ctx: _Ctx,
+        speed: int,
+        accel: int = 0,
+        rocket: bool = False,
+        occ: dict[int, int] | None = None,
+    ) -> float:
         """Value of moving this round at ``speed`` from the car's square (card time)."""
         if occ is None:
             key = (speed, accel, rocket)
@@ -671,13 +708,13 @@ class LunatixHeuristic:
         extra = 0.0
         rating = model.track.rating[sq]
         if accel > 0 and rating is not None and speed > rating and not rocket:
-            extra = -(-accel // model.game.rules.mph_per_hazard_card) * model.card_hits(sq) \
-                * ctx.hc
+            extra = -(-accel // model.game.rules.mph_per_hazard_card) * model.card_hits(sq) * ctx.hc
         stall = STALL_PENALTY if speed < per else 0.0
         return self._plan(ctx, sq, speed // per, speed, occ, rocket=rocket) - extra - stall
 
-    def _pit_exit_q(self, ctx: _Ctx, speed: int, occ: dict[int, int],
-                    steps_left: int | None = None) -> float:
+    def _pit_exit_q(
+        self, ctx: _Ctx, speed: int, occ: dict[int, int], steps_left: int | None = None
+    ) -> float:
         model, tr = ctx.model, ctx.model.track
         entry = tr.openings[ctx.me["pit_opening"]].square
         exits = model.exits if ctx.me["facing"] == 0 else model.entries
@@ -708,8 +745,11 @@ class LunatixHeuristic:
                 continue
             card = g.decks.turbo[i]
             v2 = min(cap, speed + card.amount)
-            ev += n / total * (self._speed_q(ctx, v2, card.amount)
-                               - card.dice * ctx.model.die * ctx.hc)
+            ev += (
+                n
+                / total
+                * (self._speed_q(ctx, v2, card.amount) - card.dice * ctx.model.die * ctx.hc)
+            )
         return ev
 
     # ------------------------------------------------------------ rams and drops
@@ -725,8 +765,9 @@ class LunatixHeuristic:
         p_out = sum(p for h, p in dist if h >= need)
         return w * dice * ctx.model.die * TARGET_HIT_VALUE + w * p_out * KNOCKOUT_VALUE
 
-    def _ram_dice(self, ctx: _Ctx, direction: int, target: int, battering: bool,
-                  card_ram: bool) -> tuple[int, int, bool]:
+    def _ram_dice(
+        self, ctx: _Ctx, direction: int, target: int, battering: bool, card_ram: bool
+    ) -> tuple[int, int, bool]:
         """(our dice, their dice, move ends) of a ram at ``direction``."""
         rd = ctx.model.game.rules.rams
         if not card_ram:
@@ -745,8 +786,9 @@ class LunatixHeuristic:
             mine, theirs = 0, theirs + rd.battering_ram_extra
         return mine, theirs, ends
 
-    def _ram_gain(self, ctx: _Ctx, direction: int, target: int, battering: bool,
-                  card_ram: bool) -> float:
+    def _ram_gain(
+        self, ctx: _Ctx, direction: int, target: int, battering: bool, card_ram: bool
+    ) -> float:
         mine, theirs, _ = self._ram_dice(ctx, direction, target, battering, card_ram)
         return self._target_value(ctx, target, theirs) - mine * ctx.model.die * ctx.hc
 
@@ -853,8 +895,11 @@ class LunatixHeuristic:
                     if Lunacy.SPEED_FREAK in ctx.lunacies:
                         s = self._turbo_q(ctx, v)
                     else:
-                        opts = [q(v + x, x) for x in r.accelerate_amounts
-                                if v + x <= m and (x > 0 or not me["in_pit"])]
+                        opts = [
+                            q(v + x, x)
+                            for x in r.accelerate_amounts
+                            if v + x <= m and (x > 0 or not me["in_pit"])
+                        ]
                         s = max(opts) if opts else NEG_INF
                         if m - v >= TURBO_MIN_GAP and not me["in_pit"]:
                             s = max(s, self._turbo_q(ctx, v))
@@ -891,8 +936,12 @@ class LunatixHeuristic:
 
     def _h_accelerate(self, ctx: _Ctx, legal: list[Action]) -> list[float]:
         v = ctx.me["speed"]
-        return [self._turbo_q(ctx, v) if a.kind is ActionKind.TURBO
-                else self._speed_q(ctx, v + a.arg, a.arg) for a in legal]
+        return [
+            self._turbo_q(ctx, v)
+            if a.kind is ActionKind.TURBO
+            else self._speed_q(ctx, v + a.arg, a.arg)
+            for a in legal
+        ]
 
     def _h_drop_kind(self, ctx: _Ctx, legal: list[Action]) -> list[float]:
         return [-float(a.arg) for a in legal]  # tacks (0), then oil, then glue
@@ -918,8 +967,11 @@ class LunatixHeuristic:
             if a.kind is ActionKind.STEP:
                 y = dest[a.arg // 2]
                 gs = sign * tr.wrap(tr.s[y] - tr.s[sq])
-                cost = 0.0 if rocket else (model.edge_hits(sq, y, v) * ctx.hc
-                                           + self._chip_price(ctx, y))
+                cost = (
+                    0.0
+                    if rocket
+                    else (model.edge_hits(sq, y, v) * ctx.hc + self._chip_price(ctx, y))
+                )
                 if gs >= ctx.to_win - 1e-9:
                     s = ctx.win_value
                 else:
@@ -935,11 +987,15 @@ class LunatixHeuristic:
                 if target is None:
                     s = NEG_INF
                 else:
-                    _, _, ends = self._ram_dice(ctx, a.arg, target, bool(t.get("battering")),
-                                                card_ram)
+                    _, _, ends = self._ram_dice(
+                        ctx, a.arg, target, bool(t.get("battering")), card_ram
+                    )
                     s = self._ram_gain(ctx, a.arg, target, bool(t.get("battering")), card_ram)
-                    s += (self._terminal(ctx, sq, v) if ends
-                          else self._plan(ctx, sq, rem, v, occ, 0.0, rocket))
+                    s += (
+                        self._terminal(ctx, sq, v)
+                        if ends
+                        else self._plan(ctx, sq, rem, v, occ, 0.0, rocket)
+                    )
             else:
                 s = 0.0
             scores.append(s)
@@ -951,8 +1007,11 @@ class LunatixHeuristic:
         out = []
         for a in legal:
             target = ctx.occupied.get(dest[a.arg])
-            out.append(NEG_INF if target is None else self._ram_gain(
-                ctx, a.arg, target, bool(t.get("battering")), True))
+            out.append(
+                NEG_INF
+                if target is None
+                else self._ram_gain(ctx, a.arg, target, bool(t.get("battering")), True)
+            )
         return out
 
     def _hazard_price(self, ctx: _Ctx, card: int) -> float:
@@ -1002,13 +1061,17 @@ class LunatixHeuristic:
 
             def tq(i: int) -> float:
                 c = g.decks.turbo[i]
-                return (self._speed_q(ctx, min(cap, v + c.amount), c.amount)
-                        - c.dice * ctx.model.die * ctx.hc)
+                return (
+                    self._speed_q(ctx, min(cap, v + c.amount), c.amount)
+                    - c.dice * ctx.model.die * ctx.hc
+                )
 
             total = sum(deck) or 1
             redraw = sum(n / total * tq(i) for i, n in enumerate(deck) if n > 0)
-            gain = redraw - (self._speed_q(ctx, min(cap, v + spec.amount), spec.amount)
-                             - spec.dice * ctx.model.die * ctx.hc)
+            gain = redraw - (
+                self._speed_q(ctx, min(cap, v + spec.amount), spec.amount)
+                - spec.dice * ctx.model.die * ctx.hc
+            )
         spend = gain - LUCK_VALUE
         out = []
         for a in legal:
@@ -1049,8 +1112,7 @@ class LunatixHeuristic:
                 use = self._hazard_price(ctx, d["card"]) > 1.0
             elif spec.effect is HazardEffect.BRAKE:
                 use = spec.amount >= POWER_BRAKES_MIN
-        return [(1.0 if use else -1.0) if a.kind is ActionKind.USE_GADGET else 0.0
-                for a in legal]
+        return [(1.0 if use else -1.0) if a.kind is ActionKind.USE_GADGET else 0.0 for a in legal]
 
     def _rank(self, ctx: _Ctx, gadget: int) -> int:
         eff = ctx.model.game.decks.gadgets[gadget].effect
@@ -1095,8 +1157,11 @@ class LunatixHeuristic:
         for a in legal:
             x = tr.openings[a.arg].square
             g0 = tr.wrap(tr.s[x] - tr.s[entry])
-            out.append(g0 - self._chip_price(ctx, x)
-                       + self._plan(ctx, x, rem, ctx.me["speed"], ctx.occupied, g0))
+            out.append(
+                g0
+                - self._chip_price(ctx, x)
+                + self._plan(ctx, x, rem, ctx.me["speed"], ctx.occupied, g0)
+            )
         return out
 
     def _h_turn_around(self, ctx: _Ctx, legal: list[Action]) -> list[float]:

@@ -117,12 +117,22 @@ class RyderzHeuristic:
     name = "heuristic"
     version = 1
 
-    def __init__(self, seed: int | None = None, *, discount: float = 0.8,
-                 opponent_weight: float = 0.7, line_tolerance: float = 0.3,
-                 power_value: float = 0.15, curve_gear: int = 3, engine_gears: int = 2,
-                 launch_spread: int = 9, sheriff_threat: float = 0.5,
-                 estimate_weight: float = 1.0, value_temperature: float = 1.5,
-                 rounds_per_prizm: float = 6.0) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        discount: float = 0.8,
+        opponent_weight: float = 0.7,
+        line_tolerance: float = 0.3,
+        power_value: float = 0.15,
+        curve_gear: int = 3,
+        engine_gears: int = 2,
+        launch_spread: int = 9,
+        sheriff_threat: float = 0.5,
+        estimate_weight: float = 1.0,
+        value_temperature: float = 1.5,
+        rounds_per_prizm: float = 6.0,
+    ) -> None:
         #: per-turn discount of a future score
         self.discount = discount
         #: an opponent's Prizm against one of ours (a steal is worth 1 + this)
@@ -227,16 +237,21 @@ class RyderzHeuristic:
         faces = game.rules.die_faces
         top = game.top_gear
         #: the chance that a curve attempt in gear g places the curve (roll >= g or Spin Out)
-        self._p_curve = {gear: sum(1 for f in faces if f == 0 or f >= gear) / len(faces)
-                         for gear in range(1, top + 1)}
+        self._p_curve = {
+            gear: sum(1 for f in faces if f == 0 or f >= gear) / len(faces)
+            for gear in range(1, top + 1)
+        }
         #: per shape: the exit pose and centre-line samples in the piece's frame
-        self._local = {key: (sh.exit, sh.centreline(_CENTRELINE_SAMPLES))
-                       for key, sh in game.shapes.items()}
+        self._local = {
+            key: (sh.exit, sh.centreline(_CENTRELINE_SAMPLES)) for key, sh in game.shapes.items()
+        }
         #: per shape, a disc holding its centreline: (centre x, centre y, radius), local
         self._line_disc = {key: _disc_around(line) for key, (_e, line) in self._local.items()}
-        self._straight_len = {gear: game.shapes[(PieceKind.STRAIGHT, gear, 0)].length
-                              for gear in range(1, top + 1)
-                              if (PieceKind.STRAIGHT, gear, 0) in game.shapes}
+        self._straight_len = {
+            gear: game.shapes[(PieceKind.STRAIGHT, gear, 0)].length
+            for gear in range(1, top + 1)
+            if (PieceKind.STRAIGHT, gear, 0) in game.shapes
+        }
 
     # ------------------------------------------------------------------ launches
     def _targets(self, state: State, seat: int) -> list[tuple[float, float, float]]:
@@ -270,16 +285,27 @@ class RyderzHeuristic:
         key = round(t / _T_QUANTUM)
         pose = self._launch_poses.get(key)
         if pose is None:  # (a polygon table's frame is a bisection: kept per quantum)
-            pose = self._launch_poses[key] = g.table.launch_frame(
-                key * _T_QUANTUM).compose(g.launch_exit)
+            pose = self._launch_poses[key] = g.table.launch_frame(key * _T_QUANTUM).compose(
+                g.launch_exit
+            )
         return pose
 
-    def _launch_rating(self, state: State, seat: int, x: float, gear: int,
-                       targets: list[tuple[float, float, float]], exact: bool) -> float:
+    def _launch_rating(
+        self,
+        state: State,
+        seat: int,
+        x: float,
+        gear: int,
+        targets: list[tuple[float, float, float]],
+        exact: bool,
+    ) -> float:
         """The expected estimate of launching at ``x`` in ``gear``, over the launch noise."""
         sigma = self._game.rules.launch_noise_sigma
-        nodes = [(0.0, 1.0)] if sigma <= 0 else list(
-            zip((_GH_NODES * sigma).tolist(), _GH_WEIGHTS.tolist(), strict=True))
+        nodes = (
+            [(0.0, 1.0)]
+            if sigma <= 0
+            else list(zip((_GH_NODES * sigma).tolist(), _GH_WEIGHTS.tolist(), strict=True))
+        )
         total = 0.0
         for off, w in nodes:
             pose = self._launch_pose(seat, x, off)
@@ -289,8 +315,9 @@ class RyderzHeuristic:
                 total += w * self._line_value(state, seat, pose, gear, targets, check=False)
         return total
 
-    def _relaunch_value(self, state: State, seat: int,
-                        targets: list[tuple[float, float, float]]) -> float:
+    def _relaunch_value(
+        self, state: State, seat: int, targets: list[tuple[float, float, float]]
+    ) -> float:
         """The best launch's expected line value (a crashed player's prospect)."""
         key = (seat, tuple(state.prizms))
         v = self._relaunch_cache.get(key)
@@ -299,8 +326,10 @@ class RyderzHeuristic:
                 self._relaunch_cache.clear()
             top = self._game.top_gear
             xs = [x for x in self._aim_xs(state, seat, fast=True) if x is not None]
-            v = max((self._launch_rating(state, seat, x, top, targets, exact=False)
-                     for x in xs), default=0.0)
+            v = max(
+                (self._launch_rating(state, seat, x, top, targets, exact=False) for x in xs),
+                default=0.0,
+            )
             self._relaunch_cache[key] = v
         return v
 
@@ -327,8 +356,9 @@ class RyderzHeuristic:
         return Action.launch(gear, float(min(1.0, max(-1.0, best_x))))
 
     # ------------------------------------------------------------------ the estimate
-    def _corridor_clear(self, state: State, seat: int, pose: Pose, fx: float, fy: float,
-                        length: float) -> bool:
+    def _corridor_clear(
+        self, state: State, seat: int, pose: Pose, fx: float, fy: float, length: float
+    ) -> bool:
         """Whether a strip a Lazer wide from ``pose`` ``length`` ahead touches no Lazer
         (its own newest piece, which it nests on, excepted)."""
         c, s = math.cos(pose.h), math.sin(pose.h)
@@ -339,17 +369,31 @@ class RyderzHeuristic:
         xs = (x0 + px, x1 + px, x1 - px, x0 - px)
         ys = (y0 + py, y1 + py, y1 - py, y0 - py)
         bx0, bx1, by0, by1 = min(xs), max(xs), min(ys), max(ys)
-        near = [e.poly for p in state.players for e in p.lazer
-                if e.bbox[0] <= bx1 and e.bbox[2] >= bx0 and e.bbox[1] <= by1
-                and e.bbox[3] >= by0 and not (e.exit == pose)]
+        near = [
+            e.poly
+            for p in state.players
+            for e in p.lazer
+            if e.bbox[0] <= bx1
+            and e.bbox[2] >= bx0
+            and e.bbox[1] <= by1
+            and e.bbox[3] >= by0
+            and not (e.exit == pose)
+        ]
         if not near:
             return True
         strip = shapely.Polygon(list(zip(xs, ys, strict=True)))
         # contact inside the target's disc does not crash: stop the strip short of it
         return not bool(np.any(shapely.intersects(strip, near)))
 
-    def _line_value(self, state: State, seat: int, pose: Pose, gear: int,
-                    targets: list[tuple[float, float, float]], check: bool = True) -> float:
+    def _line_value(
+        self,
+        state: State,
+        seat: int,
+        pose: Pose,
+        gear: int,
+        targets: list[tuple[float, float, float]],
+        check: bool = True,
+    ) -> float:
         """Targets on the straight line from ``pose``, each discounted by the straights of
         ``gear`` it takes to get past it; the sum (several on one line all count)."""
         c, s = math.cos(pose.h), math.sin(pose.h)
@@ -369,8 +413,9 @@ class RyderzHeuristic:
             total += w * self.discount ** (turns - 1)
         return total
 
-    def _piece_for(self, supply: list[list[int]], gear: int,
-                   kinds: tuple[PieceKind, ...]) -> tuple[PieceKind, int]:
+    def _piece_for(
+        self, supply: list[list[int]], gear: int, kinds: tuple[PieceKind, ...]
+    ) -> tuple[PieceKind, int]:
         """The piece the engine would take (the running-out rule, without pulling)."""
         for gg in range(gear, 0, -1):
             for k in kinds:
@@ -382,9 +427,17 @@ class RyderzHeuristic:
                     return k, gg
         return PieceKind.STRAIGHT, 1
 
-    def _piece_value(self, state: State, seat: int, pose: Pose, kind: PieceKind, gear: int,
-                     side: int, targets: list[tuple[float, float, float]],
-                     relaunch: float) -> float:
+    def _piece_value(
+        self,
+        state: State,
+        seat: int,
+        pose: Pose,
+        kind: PieceKind,
+        gear: int,
+        side: int,
+        targets: list[tuple[float, float, float]],
+        relaunch: float,
+    ) -> float:
         """Rating of placing one piece at ``pose`` next turn: a target it crosses (scored
         then), else the line from its exit one turn later; a piece off the table crashes
         (then the relaunch value)."""
@@ -394,7 +447,8 @@ class RyderzHeuristic:
         tipx, tipy = ex.ahead(self._tip)
         table = self._game.table
         if not table.contains_point(tipx, tipy, 0.0) or not table.contains_point(
-                ex.x, ex.y, self._half_width):
+            ex.x, ex.y, self._half_width
+        ):
             return relaunch
         c, s = math.cos(pose.h), math.sin(pose.h)
         lx0, ly0, reach = self._line_disc[key]
@@ -417,8 +471,15 @@ class RyderzHeuristic:
         later = self.discount * self._line_value(state, seat, ex, gear, targets, check=False)
         return max(best, later)
 
-    def _estimate(self, state: State, seat: int, pose: Pose, gear: int,
-                  targets: list[tuple[float, float, float]], relaunch: bool = True) -> float:
+    def _estimate(
+        self,
+        state: State,
+        seat: int,
+        pose: Pose,
+        gear: int,
+        targets: list[tuple[float, float, float]],
+        relaunch: bool = True,
+    ) -> float:
         """The discounted chance of the next score from a head at ``pose`` in ``gear``
         (the module docstring's estimate)."""
         if not targets:
@@ -441,8 +502,7 @@ class RyderzHeuristic:
             for pair in kinds:
                 k, cg = self._piece_for(supply, gg, pair)
                 for side in (1, -1):
-                    curve = self._piece_value(state, seat, pose, k, cg, side, targets,
-                                              relaunch_v)
+                    curve = self._piece_value(state, seat, pose, k, cg, side, targets, relaunch_v)
                     best = max(best, d * (p * curve + (1.0 - p) * straight))
         if relaunch_v > 0.0:  # straight on to the edge, crash, relaunch
             edge = self._edge_distance(pose)
@@ -457,7 +517,7 @@ class RyderzHeuristic:
         if table.is_circle:
             cx, cy = pose.x, pose.y
             b = cx * c + cy * s
-            disc = b * b - (cx * cx + cy * cy - table.radius ** 2)
+            disc = b * b - (cx * cx + cy * cy - table.radius**2)
             return max(0.0, -b + math.sqrt(max(0.0, disc)))
         far = 4.0 * table.search_limit
         ray = shapely.LineString([(pose.x, pose.y), (pose.x + c * far, pose.y + s * far)])
@@ -531,8 +591,11 @@ class RyderzHeuristic:
         turn_id = state.turn["id"] if state.turn is not None else -1
         c = state.clone()
         c.apply_action(action)
-        while not c.is_terminal() and c.current_players() == (seat,) and c.decision_kind() in (
-                DecisionKind.POWER, DecisionKind.BONUS):
+        while (
+            not c.is_terminal()
+            and c.current_players() == (seat,)
+            and c.decision_kind() in (DecisionKind.POWER, DecisionKind.BONUS)
+        ):
             legal = c.legal_actions(seat)
             best = max(legal, key=lambda a: self._after(c, seat, a))
             c.apply_action(best)
@@ -558,8 +621,7 @@ class RyderzHeuristic:
         char = state.game.rules.characters[seat]
         if char is Character.SUPER_SHERIFF:
             return self._sheriff(state, seat, legal) or decline
-        return max(legal, key=lambda a: (self._after(state, seat, a), a.kind is
-                                         ActionKind.DECLINE))
+        return max(legal, key=lambda a: (self._after(state, seat, a), a.kind is ActionKind.DECLINE))
 
     def _sheriff(self, state: State, seat: int, legal: list[Action]) -> Action | None:
         """Super Sheriff on the most threatening opponent, or None (keep the power)."""
@@ -570,8 +632,11 @@ class RyderzHeuristic:
                 continue
             targets = self._targets(state, p.seat)
             line = self._line_value(state, p.seat, p.head, p.gear, targets)
-            threat = line if line > 0 else 0.5 * self._estimate(
-                state, p.seat, p.head, p.gear, targets, relaunch=False)
+            threat = (
+                line
+                if line > 0
+                else 0.5 * self._estimate(state, p.seat, p.head, p.gear, targets, relaunch=False)
+            )
             if state.score(p.seat) >= win - 1:
                 threat += 1.0
             if threat >= self.sheriff_threat and (best is None or threat > best[0]):
@@ -580,8 +645,10 @@ class RyderzHeuristic:
             return None
         target = best[1]
         victim = state.players[target]
-        straight = self._line_value(state, target, victim.head, victim.gear,
-                                    self._targets(state, target)) > 0
+        straight = (
+            self._line_value(state, target, victim.head, victim.gear, self._targets(state, target))
+            > 0
+        )
         a = Action.sheriff(target, top=not straight)
         return a if a in legal else None
 

@@ -172,14 +172,27 @@ class MCTSBot:
     ``prior_weight``, uniform share ``prior_mix``); ``normalize`` min-max normalises values.
     """
 
-    def __init__(self, evaluator: Evaluator | None = None, sims: int | None = None, *,
-                 max_ms: float | None = None, exploration: float = 1.4,
-                 value_scale: float = 1.0, rollout_depth: int = 10,
-                 rollout_policy: Bot | None = None, chance_children: int = 4,
-                 extra_actions: ExtraActions | None = None, determinize: bool = True,
-                 prior_policy: Bot | None = None, prior_weight: float = 2.0,
-                 prior_mix: float = 0.25, prior_depth: int = 1, normalize: bool = False,
-                 settle_chance: bool = False, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator | None = None,
+        sims: int | None = None,
+        *,
+        max_ms: float | None = None,
+        exploration: float = 1.4,
+        value_scale: float = 1.0,
+        rollout_depth: int = 10,
+        rollout_policy: Bot | None = None,
+        chance_children: int = 4,
+        extra_actions: ExtraActions | None = None,
+        determinize: bool = True,
+        prior_policy: Bot | None = None,
+        prior_weight: float = 2.0,
+        prior_mix: float = 0.25,
+        prior_depth: int = 1,
+        normalize: bool = False,
+        settle_chance: bool = False,
+        seed: int | None = None,
+    ) -> None:
         if sims is None and max_ms is None:
             sims = 400
         if sims is not None and sims < 1:
@@ -244,8 +257,7 @@ class MCTSBot:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         stats.seconds = time.perf_counter() - t0
-        return self._best(root, seat, root_actions, simultaneous=len(
-            state.current_players()) > 1)
+        return self._best(root, seat, root_actions, simultaneous=len(state.current_players()) > 1)
 
     # ------------------------------------------------------------------ search
     def _candidates(self, state: State, seat: int) -> list[Any]:
@@ -266,8 +278,9 @@ class MCTSBot:
         lo, hi = self._lo[p], self._hi[p]
         return (mean - lo) / (hi - lo) if hi > lo else 0.5
 
-    def _priors(self, state: State, node: _Node, p: int, acts: list[Any],
-                depth: int) -> dict[Any, float] | None:
+    def _priors(
+        self, state: State, node: _Node, p: int, acts: list[Any], depth: int
+    ) -> dict[Any, float] | None:
         """The prior of seat ``p``'s actions at ``node`` (None: no prior there, UCT)."""
         if self.prior_policy is None or depth > self.prior_depth:
             return None
@@ -283,9 +296,14 @@ class MCTSBot:
             node.priors[p] = pri
         return pri
 
-    def _ucb_pick(self, options: list[tuple[Any, int, float, int]], p: int,
-                  priors: dict[Any, float] | None = None, parent_visits: int = 0,
-                  parent_mean: float = 0.0) -> int:
+    def _ucb_pick(
+        self,
+        options: list[tuple[Any, int, float, int]],
+        p: int,
+        priors: dict[Any, float] | None = None,
+        parent_visits: int = 0,
+        parent_mean: float = 0.0,
+    ) -> int:
         """Index of the option to try for seat ``p``. ``options`` are (action, visits, mean,
         available). Without priors UCT: an untried one at random, else the best UCB score.
         With priors PUCT, an unvisited action valued at ``parent_mean``."""
@@ -310,11 +328,19 @@ class MCTSBot:
                 best, best_i = score, i
         return best_i
 
-    def _simulate(self, root_state: State, seat: int, root: _Node, root_actions: list[Any],
-                  n: int, stats: MCTSStats) -> None:
+    def _simulate(
+        self,
+        root_state: State,
+        seat: int,
+        root: _Node,
+        root_actions: list[Any],
+        n: int,
+        stats: MCTSStats,
+    ) -> None:
         """One simulation: determinize, select/expand, roll out, back up."""
-        state = (root_state.resample_hidden(seat, self.rng) if self.determinize
-                 else root_state.clone())
+        state = (
+            root_state.resample_hidden(seat, self.rng) if self.determinize else root_state.clone()
+        )
         node = root
         path: list[_Node] = [root]
         # (node, {seat: action}) of the simultaneous nodes passed, for decoupled backup
@@ -350,8 +376,12 @@ class MCTSBot:
                     stats.tree_decisions += 1
                 else:
                     choice, fresh = self._decoupled(
-                        state, node, players, (seat, root_actions) if node is root else None,
-                        tree_depth)
+                        state,
+                        node,
+                        players,
+                        (seat, root_actions) if node is root else None,
+                        tree_depth,
+                    )
                     joint.append((node, choice))
                     key = ("joint", tuple(choice[p] for p in players))
                     child = node.child(key, n)
@@ -383,9 +413,14 @@ class MCTSBot:
                 e.visits += 1
                 e.total += values[p]
 
-    def _decoupled(self, state: State, node: _Node, players: Sequence[int],
-                   root: tuple[int, list[Any]] | None,
-                   tree_depth: int = 0) -> tuple[dict[int, Any], bool]:
+    def _decoupled(
+        self,
+        state: State,
+        node: _Node,
+        players: Sequence[int],
+        root: tuple[int, list[Any]] | None,
+        tree_depth: int = 0,
+    ) -> tuple[dict[int, Any], bool]:
         """Decoupled UCT at a simultaneous node: each seat picks by its own statistics.
         ``root`` is (searching seat, its root actions) at the root. Returns the joint
         choice and whether some seat tried an action for the first time."""
@@ -404,8 +439,7 @@ class MCTSBot:
                     e = edges[a] = _Edge()
                 e.avail += 1
                 seen += e.visits
-                options.append((a, e.visits, e.total / e.visits if e.visits else 0.0,
-                                e.avail))
+                options.append((a, e.visits, e.total / e.visits if e.visits else 0.0, e.avail))
             pri = self._priors(state, node, p, acts, tree_depth)
             i = self._ucb_pick(options, p, pri, seen, node.mean(p))
             fresh = fresh or options[i][1] == 0
@@ -482,12 +516,18 @@ class MCTSBot:
             prior = pri.get(a, 0.0)
             if edges is not None:
                 e = edges.get(a)
-                key = (0, -math.inf, prior) if e is None or not e.visits else (
-                    e.visits, e.total / e.visits, prior)
+                key = (
+                    (0, -math.inf, prior)
+                    if e is None or not e.visits
+                    else (e.visits, e.total / e.visits, prior)
+                )
             else:
                 ch = root.children.get((seat, a))
-                key = (0, -math.inf, prior) if ch is None or not ch.visits else (
-                    ch.visits, ch.mean(seat), prior)
+                key = (
+                    (0, -math.inf, prior)
+                    if ch is None or not ch.visits
+                    else (ch.visits, ch.mean(seat), prior)
+                )
             if key > best_key:
                 best, best_key = a, key
         return best

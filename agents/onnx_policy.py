@@ -46,14 +46,16 @@ class OnnxPolicy:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         try:
-            self.session = ort.InferenceSession(str(self.path), opts,
-                                                providers=["CPUExecutionProvider"])
+            self.session = ort.InferenceSession(
+                str(self.path), opts, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ConfigError(f"{self.path}: not a loadable ONNX model ({exc})") from None
         inputs = self.session.get_inputs()
         if [i.name for i in inputs] != [INPUT]:
-            raise ConfigError(f"{self.path}: expected one input {INPUT!r}, got "
-                              f"{[i.name for i in inputs]}")
+            raise ConfigError(
+                f"{self.path}: expected one input {INPUT!r}, got {[i.name for i in inputs]}"
+            )
         self.outputs = [o.name for o in self.session.get_outputs()]
         missing = [o for o in REQUIRED_OUTPUTS if o not in self.outputs]
         if missing:
@@ -70,8 +72,9 @@ class OnnxPolicy:
         if single:
             x = x[None, :]
         if self.obs_size is not None and x.shape[1] != self.obs_size:
-            raise ValueError(f"observation of {x.shape[1]} floats, the policy takes "
-                             f"{self.obs_size}")
+            raise ValueError(
+                f"observation of {x.shape[1]} floats, the policy takes {self.obs_size}"
+            )
         got = self.session.run(list(outputs), {INPUT: x})
         return [g[0] if single else g for g in got]
 
@@ -79,20 +82,21 @@ class OnnxPolicy:
         """Unmasked action logits of one observation (or a batch), float32."""
         return self.run(obs)[0]
 
-    def pick(self, obs: np.ndarray, mask: np.ndarray, greedy: bool,
-            rng: np.random.Generator) -> int:
+    def pick(
+        self, obs: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Generator
+    ) -> int:
         """The action index: the most likely legal one (``greedy``) or one sampled from the
         masked distribution with ``rng``."""
         return masked_pick(self.logits(obs), mask, greedy, rng)
 
-    def __call__(self, obs: Any, mask: np.ndarray, seat: int,
-                 rng: np.random.Generator) -> int:
+    def __call__(self, obs: Any, mask: np.ndarray, seat: int, rng: np.random.Generator) -> int:
         """As an opponent policy of the single-agent views."""
         return self.pick(obs, mask, self.greedy, rng)
 
 
-def masked_pick(logits: np.ndarray, mask: np.ndarray, greedy: bool,
-                rng: np.random.Generator) -> int:
+def masked_pick(
+    logits: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Generator
+) -> int:
     """The index among ``mask``'s legal ones: argmax of ``logits`` (ties: the lowest
     index, as torch's argmax) or a draw from their softmax with ``rng``."""
     legal = np.flatnonzero(mask)

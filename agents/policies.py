@@ -24,8 +24,9 @@ def frozen_policy(model: Any, deterministic: bool = True, masked: bool = True) -
 
     def act(obs: Any, mask: np.ndarray, seat: int, rng: np.random.Generator) -> Any:
         if masked:
-            action, _ = model.predict(obs, action_masks=mask.astype(bool),
-                                      deterministic=deterministic)
+            action, _ = model.predict(
+                obs, action_masks=mask.astype(bool), deterministic=deterministic
+            )
         else:
             action, _ = model.predict(obs, deterministic=deterministic)
         return int(action) if np.ndim(action) == 0 else action

@@ -85,23 +85,39 @@ class PolicyMeta:
         unknown = sorted(set(data) - set(names))
         missing = sorted({"game", "env_id", "env_name", "num_players"} - set(data))
         if unknown or missing:
-            raise ConfigError(f"{source}: unknown keys {unknown}, missing keys {missing} "
-                              f"(keys: {', '.join(names)})")
+            raise ConfigError(
+                f"{source}: unknown keys {unknown}, missing keys {missing} "
+                f"(keys: {', '.join(names)})"
+            )
         meta = cls(**data)
         checks = [
             (meta.format in FORMATS, f"format must be one of {FORMATS}"),
-            (isinstance(meta.num_players, int) and not isinstance(meta.num_players, bool)
-             and meta.num_players >= 2, "num_players must be an int >= 2"),
+            (
+                isinstance(meta.num_players, int)
+                and not isinstance(meta.num_players, bool)
+                and meta.num_players >= 2,
+                "num_players must be an int >= 2",
+            ),
             (isinstance(meta.env_options, dict), "env_options must be an object"),
             (isinstance(meta.rules, dict), "rules must be an object"),
             (meta.mode in MODES, f"mode must be one of {MODES}"),
             (meta.algorithm in ALGORITHMS, f"algorithm must be one of {ALGORITHMS}"),
-            (isinstance(meta.model, str) and (meta.model == "" or (
-                Path(meta.model).name == meta.model and meta.model.endswith(".zip"))),
-             "model must be a .zip file name beside it, or empty"),
-            (isinstance(meta.onnx, str) and (meta.onnx == "" or (
-                Path(meta.onnx).name == meta.onnx and meta.onnx.endswith(".onnx"))),
-             "onnx must be a .onnx file name beside it, or empty"),
+            (
+                isinstance(meta.model, str)
+                and (
+                    meta.model == ""
+                    or (Path(meta.model).name == meta.model and meta.model.endswith(".zip"))
+                ),
+                "model must be a .zip file name beside it, or empty",
+            ),
+            (
+                isinstance(meta.onnx, str)
+                and (
+                    meta.onnx == ""
+                    or (Path(meta.onnx).name == meta.onnx and meta.onnx.endswith(".onnx"))
+                ),
+                "onnx must be a .onnx file name beside it, or empty",
+            ),
             (bool(meta.model or meta.onnx), "model and onnx are both empty"),
         ]
         for ok, message in checks:
@@ -109,8 +125,10 @@ class PolicyMeta:
                 raise ConfigError(f"{source}: {message}")
         entry = registry.get(meta.game)
         if (meta.env_id, meta.env_name) != (entry.env_id, entry.env_name):
-            raise ConfigError(f"{source}: env {meta.env_id} / {meta.env_name} is not "
-                              f"{entry.name}'s ({entry.env_id} / {entry.env_name})")
+            raise ConfigError(
+                f"{source}: env {meta.env_id} / {meta.env_name} is not "
+                f"{entry.name}'s ({entry.env_id} / {entry.env_name})"
+            )
         return meta
 
 
@@ -129,8 +147,10 @@ def find_policy(path: str | Path) -> tuple[PolicyMeta, Path]:
     folder = p if p.is_dir() else p.parent
     meta_path = folder / POLICY_JSON
     if not meta_path.is_file():
-        raise ConfigError(f"no {POLICY_JSON} in {folder} (policy:PATH takes a run folder, or "
-                          "a model.zip or policy.onnx with policy.json beside it)")
+        raise ConfigError(
+            f"no {POLICY_JSON} in {folder} (policy:PATH takes a run folder, or "
+            "a model.zip or policy.onnx with policy.json beside it)"
+        )
     try:
         data = json.loads(meta_path.read_text())
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -154,19 +174,21 @@ class PolicyBot:
         self.meta = meta
         self.name = "policy"
         self.entry = registry.get(meta.game)
-        self.adapter = self.entry.envs().make_adapter(num_players=meta.num_players,
-                                                      **meta.env_options)
+        self.adapter = self.entry.envs().make_adapter(
+            num_players=meta.num_players, **meta.env_options
+        )
         if self.adapter.game.config_dict() != meta.rules:
-            raise ConfigError("policy.json: its rules do not rebuild from its env options "
-                              f"({self.entry.name}, {meta.num_players} players)")
+            raise ConfigError(
+                "policy.json: its rules do not rebuild from its env options "
+                f"({self.entry.name}, {meta.num_players} players)"
+            )
         self.model = model
         self.greedy = meta.mode == "greedy"
         self.rng = np.random.default_rng(seed)
         self._logits = model.logits if isinstance(model, OnnxPolicy) else _logits_fn(model)
 
     @classmethod
-    def load(cls, path: str | Path, game: str | None = None,
-             seed: int | None = None) -> PolicyBot:
+    def load(cls, path: str | Path, game: str | None = None, seed: int | None = None) -> PolicyBot:
         """The policy of a run folder, ``policy.onnx`` or ``model.zip`` (``game``: the game
         it must be of)."""
         meta, file = find_policy(path)
@@ -187,15 +209,21 @@ class PolicyBot:
         """InvalidStateError unless ``state`` is of the policy's game, players and rules."""
         game = state.game  # type: ignore[attr-defined]
         if registry.of_state(state).name != self.meta.game:
-            raise InvalidStateError(f"the policy plays {self.meta.game}, not "
-                                    f"{registry.of_state(state).name}")
+            raise InvalidStateError(
+                f"the policy plays {self.meta.game}, not {registry.of_state(state).name}"
+            )
         if game.num_players != self.meta.num_players:
-            raise InvalidStateError(f"the policy was trained for {self.meta.num_players} "
-                                    f"players, the state has {game.num_players}")
+            raise InvalidStateError(
+                f"the policy was trained for {self.meta.num_players} "
+                f"players, the state has {game.num_players}"
+            )
         config = game.config_dict()
         if config != self.meta.rules:
-            diff = sorted(k for k in set(config) | set(self.meta.rules)
-                          if config.get(k) != self.meta.rules.get(k))
+            diff = sorted(
+                k
+                for k in set(config) | set(self.meta.rules)
+                if config.get(k) != self.meta.rules.get(k)
+            )
             raise InvalidStateError(f"the state's rules differ from the policy's in {diff}")
 
     def act(self, state: State, seat: int) -> Any:

@@ -46,9 +46,18 @@ def folder_name(lineup: Sequence[str]) -> str:
     return safe[:150]
 
 
-def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
-            seed: int = 0, processes: int = 1, resume: bool = False,
-            fill: str | None = None, progress: bool = False) -> dict[str, Any]:
+def ratings(
+    game: str,
+    players: int,
+    bots: Sequence[str],
+    games: int,
+    out: Path,
+    seed: int = 0,
+    processes: int = 1,
+    resume: bool = False,
+    fill: str | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Play every lineup and rate every bot; returns the table as JSON data."""
     specs = [str(parse(b)) for b in bots]
     all_games: list[tuple[ArenaConfig, GameResult]] = []
@@ -62,15 +71,23 @@ def ratings(game: str, players: int, bots: Sequence[str], games: int, out: Path,
         all_games += [(cfg, r) for r in load_results(folder, cfg)]
     names = list(dict.fromkeys(specs + ([fill] if fill else [])))
     table = rate(all_games, names)
-    result = {"game": game, "players": players, "games_per_lineup": games, "seed": seed,
-              "lineups": len(played),
-              "table": table}
+    result = {
+        "game": game,
+        "players": players,
+        "games_per_lineup": games,
+        "seed": seed,
+        "lineups": len(played),
+        "table": table,
+    }
     write_report(out, "ratings", result, to_markdown(result))
     return result
 
 
-def rate(all_games: Sequence[tuple[ArenaConfig, GameResult]], names: Sequence[str],
-         alias: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+def rate(
+    all_games: Sequence[tuple[ArenaConfig, GameResult]],
+    names: Sequence[str],
+    alias: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """One openskill (Plackett-Luce) rating per bot of ``names`` over ``all_games`` in their
     order (a bot ranked first if one of its seats won, all tied when nobody won), with its
     games, wins, draws and time per decision; sorted by mu - 3 sigma. ``alias`` names a
@@ -80,8 +97,10 @@ def rate(all_games: Sequence[tuple[ArenaConfig, GameResult]], names: Sequence[st
 
     model = PlackettLuce()
     rating = {b: model.rating(name=b) for b in names}
-    rows = {b: {"bot": b, "games": 0, "wins": 0, "draws": 0, "decisions": 0, "seconds": 0.0}
-            for b in names}
+    rows = {
+        b: {"bot": b, "games": 0, "wins": 0, "draws": 0, "decisions": 0, "seconds": 0.0}
+        for b in names
+    }
     for cfg, r in all_games:
         bots = [alias.get(b, b) for b in cfg.bots]
         present = list(dict.fromkeys(bots))
@@ -101,9 +120,15 @@ def rate(all_games: Sequence[tuple[ArenaConfig, GameResult]], names: Sequence[st
     table = []
     for b in names:
         row = rows[b]
-        table.append({**row, "mu": rating[b].mu, "sigma": rating[b].sigma,
-                      "ordinal": rating[b].mu - 3 * rating[b].sigma,
-                      "ms_per_decision": 1000 * row["seconds"] / max(row["decisions"], 1)})
+        table.append(
+            {
+                **row,
+                "mu": rating[b].mu,
+                "sigma": rating[b].sigma,
+                "ordinal": rating[b].mu - 3 * rating[b].sigma,
+                "ms_per_decision": 1000 * row["seconds"] / max(row["decisions"], 1),
+            }
+        )
     table.sort(key=lambda t: -t["ordinal"])
     return table
 
@@ -111,23 +136,30 @@ def rate(all_games: Sequence[tuple[ArenaConfig, GameResult]], names: Sequence[st
 def to_markdown(result: dict[str, Any]) -> str:
     """The ratings table."""
     title = registry.get(result["game"]).title
-    lines = [f"# Ratings: {title}, {result['players']} players", "",
-             f"{result['lineups']} lineups x {result['games_per_lineup']} games (seats rotated "
-             f"over paired seeds), seed {result['seed']}; openskill Plackett-Luce, a game "
-             "nobody wins a tie.", "",
-             "| bot | rating mu ± sigma | mu - 3 sigma | games | wins | draws | ms/decision |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Ratings: {title}, {result['players']} players",
+        "",
+        f"{result['lineups']} lineups x {result['games_per_lineup']} games (seats rotated "
+        f"over paired seeds), seed {result['seed']}; openskill Plackett-Luce, a game "
+        "nobody wins a tie.",
+        "",
+        "| bot | rating mu ± sigma | mu - 3 sigma | games | wins | draws | ms/decision |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for t in result["table"]:
-        lines.append(f"| `{t['bot']}` | {t['mu']:.1f} ± {t['sigma']:.1f} | {t['ordinal']:.1f} "
-                     f"| {t['games']} | {t['wins']} | {t['draws']} | "
-                     f"{t['ms_per_decision']:.1f} |")
+        lines.append(
+            f"| `{t['bot']}` | {t['mu']:.1f} ± {t['sigma']:.1f} | {t['ordinal']:.1f} "
+            f"| {t['games']} | {t['wins']} | {t['draws']} | "
+            f"{t['ms_per_decision']:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The CLI; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m agents.ratings",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m agents.ratings", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--game", required=True, choices=registry.names())
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--bots", required=True, help="comma-separated distinct bot specs")
@@ -140,9 +172,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
-        result = ratings(args.game, args.players, split_specs(args.bots),
-                         args.games, args.out, args.seed, args.processes, args.resume,
-                         args.fill, not args.no_progress)
+        result = ratings(
+            args.game,
+            args.players,
+            split_specs(args.bots),
+            args.games,
+            args.out,
+            args.seed,
+            args.processes,
+            args.resume,
+            args.fill,
+            not args.no_progress,
+        )
     except (BotSpecError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

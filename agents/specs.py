@@ -71,8 +71,13 @@ _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "pmix": ("prior_mix", float),
     "pdepth": ("prior_depth", int),
 }
-_MCTS_CHOICES = {"rollout": ("random", "heuristic"), "eval": ("heuristic", "zero"),
-                 "prior": ("none", "heuristic"), "norm": ("0", "1"), "settle": ("0", "1")}
+_MCTS_CHOICES = {
+    "rollout": ("random", "heuristic"),
+    "eval": ("heuristic", "zero"),
+    "prior": ("none", "heuristic"),
+    "norm": ("0", "1"),
+    "settle": ("0", "1"),
+}
 #: numeric mcts options that may be 0
 _MCTS_ZERO_OK = ("depth", "pdepth", "pmix")
 
@@ -80,8 +85,9 @@ _MCTS_ZERO_OK = ("depth", "pdepth", "pmix")
 def parse(spec: str) -> BotSpec:
     """Parse a spec string (see the module's table)."""
     if not isinstance(spec, str) or not spec.strip():
-        raise BotSpecError(f"a bot spec must be a non-empty string, got {spec!r}; "
-                           f"bots: {', '.join(KINDS)}")
+        raise BotSpecError(
+            f"a bot spec must be a non-empty string, got {spec!r}; bots: {', '.join(KINDS)}"
+        )
     kind, _, rest = spec.strip().partition(":")
     if kind not in KINDS:
         raise BotSpecError(f"unknown bot {kind!r} in {spec!r}; bots: {', '.join(KINDS)}")
@@ -98,8 +104,9 @@ def parse(spec: str) -> BotSpec:
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq or key not in allowed:
-            raise BotSpecError(f"mcts option {item!r}: expected key=value with keys "
-                               f"{', '.join(allowed)}")
+            raise BotSpecError(
+                f"mcts option {item!r}: expected key=value with keys {', '.join(allowed)}"
+            )
         if any(k == key for k, _ in options):
             raise BotSpecError(f"mcts option {key!r} given twice in {spec!r}")
         if key in _MCTS_CHOICES:
@@ -125,8 +132,13 @@ def split_specs(text: str) -> list[str]:
     for item in (t.strip() for t in text.split(",")):
         if not item:
             continue
-        if "=" in item and ":" not in item.split("=", 1)[0] and specs and ":" in specs[-1] \
-                and not specs[-1].startswith("policy:"):
+        if (
+            "=" in item
+            and ":" not in item.split("=", 1)[0]
+            and specs
+            and ":" in specs[-1]
+            and not specs[-1].startswith("policy:")
+        ):
             specs[-1] += "," + item
         else:
             specs.append(item)
@@ -161,11 +173,11 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
     from agents.mcts import MCTSBot, ZeroEvaluator
 
     opts = dict(s.options)
-    kwargs: dict[str, Any] = {k: _MCTS_KEYS[key][1](opts[key])
-                              for key, (k, _) in _MCTS_KEYS.items() if key in opts}
+    kwargs: dict[str, Any] = {
+        k: _MCTS_KEYS[key][1](opts[key]) for key, (k, _) in _MCTS_KEYS.items() if key in opts
+    }
     heuristic = entry.heuristic_class()
-    kwargs["evaluator"] = (ZeroEvaluator() if opts.get("eval") == "zero"
-                           else heuristic(seed=seed))
+    kwargs["evaluator"] = ZeroEvaluator() if opts.get("eval") == "zero" else heuristic(seed=seed)
     if opts.get("rollout") == "heuristic":
         kwargs["rollout_policy"] = heuristic(seed=seed)
     if opts.get("prior") == "heuristic":

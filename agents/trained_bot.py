@@ -36,8 +36,12 @@ def shipped_policies(game: str) -> dict[int, Path]:
     if root.is_dir():
         for d in sorted(root.iterdir()):
             head, _, tail = d.name.rpartition("_")
-            if head == name and tail.endswith("p") and tail[:-1].isdigit() \
-                    and (d / POLICY_JSON).is_file():
+            if (
+                head == name
+                and tail.endswith("p")
+                and tail[:-1].isdigit()
+                and (d / POLICY_JSON).is_file()
+            ):
                 out[int(tail[:-1])] = d
     return out
 
@@ -65,10 +69,11 @@ class TrainedBot:
             folder = self.folders.get(players)
             if folder is None:
                 have = ", ".join(f"{n} players" for n in sorted(self.folders)) or "none"
-                raise InvalidStateError(f"no trained {self.game} policy for {players} "
-                                        f"players is shipped (shipped: {have})")
-            bot = self._bots[players] = PolicyBot.load(folder, game=self.game,
-                                                       seed=self.seed)
+                raise InvalidStateError(
+                    f"no trained {self.game} policy for {players} "
+                    f"players is shipped (shipped: {have})"
+                )
+            bot = self._bots[players] = PolicyBot.load(folder, game=self.game, seed=self.seed)
         return bot
 
     def act(self, state: State, seat: int) -> Any:

@@ -106,8 +106,12 @@ def bench_clone(
 def main(argv: list[str] | None = None) -> dict:
     """Run the three measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per measurement")
-    ap.add_argument("--openspiel-seconds", type=float, default=3.0,
-                    help="wall time per OpenSpiel game (skipped without open_spiel)")
+    ap.add_argument(
+        "--openspiel-seconds",
+        type=float,
+        default=3.0,
+        help="wall time per OpenSpiel game (skipped without open_spiel)",
+    )
     ap.add_argument("--clone-repeats", type=int, default=20, help="clones timed per state")
     args = ap.parse_args(argv)
 
@@ -118,22 +122,30 @@ def main(argv: list[str] | None = None) -> dict:
     print(engine_line("lunatix engine", eng))
 
     c4 = bench_pz(connect_four_env, args.seconds, args.seed)
-    print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
-          f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
-          f"({c4.steps:,} steps, {c4.games} games)")
+    print(
+        f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
+        f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
+        f"({c4.steps:,} steps, {c4.games} games)"
+    )
 
     ratio = eng.decisions_per_s / c4.steps_per_s
-    print(f"engine/connect_four: {ratio:.2f}x  (target >= {ENGINE_TARGET_RATIO:g}x: "
-          f"{verdict(ratio >= ENGINE_TARGET_RATIO)})")
+    print(
+        f"engine/connect_four: {ratio:.2f}x  (target >= {ENGINE_TARGET_RATIO:g}x: "
+        f"{verdict(ratio >= ENGINE_TARGET_RATIO)})"
+    )
     spiel = bench_openspiel(args.openspiel_seconds, args.seed)
     spiel_ratios = openspiel_report(eng, spiel, "engine")
 
     cl = bench_clone(game, args.seconds, args.seed, args.clone_repeats, eng.us_per_decision)
-    print(f"clone: mean {cl.mean_us:.2f} us, median {cl.median_us:.2f} us, "
-          f"p95 {cl.p95_us:.2f} us over {cl.states:,} states; "
-          f"one decision {eng.us_per_decision:.2f} us")
-    print(f"clone costs {cl.decisions:.2f} decisions  (target < {CLONE_TARGET_DECISIONS:g}: "
-          f"{verdict(cl.decisions < CLONE_TARGET_DECISIONS)})")
+    print(
+        f"clone: mean {cl.mean_us:.2f} us, median {cl.median_us:.2f} us, "
+        f"p95 {cl.p95_us:.2f} us over {cl.states:,} states; "
+        f"one decision {eng.us_per_decision:.2f} us"
+    )
+    print(
+        f"clone costs {cl.decisions:.2f} decisions  (target < {CLONE_TARGET_DECISIONS:g}: "
+        f"{verdict(cl.decisions < CLONE_TARGET_DECISIONS)})"
+    )
 
     results = {
         "python": platform.python_version(),

@@ -98,7 +98,8 @@ def bench_single(seconds: float, seed: int) -> Result:
         done = False
         while not done:
             _obs, _reward, terminated, truncated, _info = env.step(
-                random_masked(env.action_masks(), rng))
+                random_masked(env.action_masks(), rng)
+            )
             done = terminated or truncated
             steps += 1
             now = time.perf_counter()
@@ -112,10 +113,15 @@ def bench_single(seconds: float, seed: int) -> Result:
 
 def show(name: str, res: Result, unit: str = "steps/s") -> None:
     """Print one measurement on one line."""
-    extra = (f", {res.actions:,} deciders' actions = {res.actions_per_s:,.0f}/s"
-             if res.actions != res.steps else "")
-    print(f"{name:17}: {res.steps_per_s:10,.0f} {unit:14} {res.games_per_s:8,.2f} games/s  "
-          f"({res.steps:,} steps, {res.games} games{extra})")
+    extra = (
+        f", {res.actions:,} deciders' actions = {res.actions_per_s:,.0f}/s"
+        if res.actions != res.steps
+        else ""
+    )
+    print(
+        f"{name:17}: {res.steps_per_s:10,.0f} {unit:14} {res.games_per_s:8,.2f} games/s  "
+        f"({res.steps:,} steps, {res.games} games{extra})"
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -137,8 +143,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     show("connect_four_v3", c4)
     chess_env = chess_env_factory()
     if chess_env is None:
-        print("chess_v6         : skipped: the 'chess' package is not installed "
-              "(pip install chess)")
+        print(
+            "chess_v6         : skipped: the 'chess' package is not installed (pip install chess)"
+        )
         results["chess_v6"] = None
     else:
         ch = bench_aec(chess_env, args.seconds, args.seed)
@@ -151,17 +158,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     ratio = lx.steps_per_s / c4.steps_per_s
     ok = ratio >= AEC_TARGET_RATIO
-    print(f"lunatix AEC/connect_four: {ratio:.2f}x  (target >= {AEC_TARGET_RATIO:g}x: "
-          f"{verdict(ok)})")
+    print(
+        f"lunatix AEC/connect_four: {ratio:.2f}x  (target >= {AEC_TARGET_RATIO:g}x: {verdict(ok)})"
+    )
 
-    results.update({
-        "lunatix_aec": asdict(lx),
-        "connect_four_v3": asdict(c4),
-        "lunatix_parallel": asdict(par),
-        "lunatix_single": asdict(single),
-        "lunatix_aec_over_connect_four": ratio,
-        "targets": {"lunatix_aec_over_connect_four_min": AEC_TARGET_RATIO, "aec_ok": ok},
-    })
+    results.update(
+        {
+            "lunatix_aec": asdict(lx),
+            "connect_four_v3": asdict(c4),
+            "lunatix_parallel": asdict(par),
+            "lunatix_single": asdict(single),
+            "lunatix_aec_over_connect_four": ratio,
+            "targets": {"lunatix_aec_over_connect_four_min": AEC_TARGET_RATIO, "aec_ok": ok},
+        }
+    )
     return write_results(args.json, results)
 
 

@@ -65,8 +65,9 @@ def sample_positions(game_name: str, count: int, every: int, seed: int) -> list[
     return out
 
 
-def bench_search(game_name: str, positions: list[tuple[Any, int]], spec: str,
-                 seed: int) -> dict[str, float]:
+def bench_search(
+    game_name: str, positions: list[tuple[Any, int]], spec: str, seed: int
+) -> dict[str, float]:
     """Search every position with the MCTS bot of ``spec``; the counts and rates of all
     searches together."""
     bot = make_bot(spec, game_name, seed=seed)
@@ -83,10 +84,14 @@ def bench_search(game_name: str, positions: list[tuple[Any, int]], spec: str,
         totals["rollout_decisions"] += st.rollout_decisions
         totals["searches"] += 1
     decisions = totals["tree_decisions"] + totals["rollout_decisions"]
-    return {**totals, "seconds": seconds, "s_per_move": seconds / max(totals["searches"], 1),
-            "sims_per_s": totals["simulations"] / seconds,
-            "decisions_per_s": decisions / seconds,
-            "tree_decisions_per_s": totals["tree_decisions"] / seconds}
+    return {
+        **totals,
+        "seconds": seconds,
+        "s_per_move": seconds / max(totals["searches"], 1),
+        "sims_per_s": totals["simulations"] / seconds,
+        "decisions_per_s": decisions / seconds,
+        "tree_decisions_per_s": totals["tree_decisions"] / seconds,
+    }
 
 
 def bench_openspiel_mcts(sims: int, moves: int, seed: int) -> dict[str, float] | None:
@@ -99,8 +104,13 @@ def bench_openspiel_mcts(sims: int, moves: int, seed: int) -> dict[str, float] |
         return None
     game = pyspiel.load_game("connect_four")
     rng = np.random.RandomState(seed)
-    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=sims,
-                       evaluator=mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    bot = mcts.MCTSBot(
+        game,
+        uct_c=2.0,
+        max_simulations=sims,
+        evaluator=mcts.RandomRolloutEvaluator(1, rng),
+        random_state=rng,
+    )
     done = 0
     seconds = 0.0
     while done < moves:
@@ -115,17 +125,23 @@ def bench_openspiel_mcts(sims: int, moves: int, seed: int) -> dict[str, float] |
         bot.step(state)
         seconds += time.perf_counter() - t0
         done += 1
-    return {"searches": done, "simulations": done * sims, "seconds": seconds,
-            "sims_per_s": done * sims / seconds}
+    return {
+        "searches": done,
+        "simulations": done * sims,
+        "seconds": seconds,
+        "sims_per_s": done * sims / seconds,
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the benchmark; print and return the figures."""
     ap = parser(__doc__, "seconds of random play per engine (the reference rate)")
-    ap.add_argument("--games", default=",".join(registry.names()),
-                    help="comma-separated registry games")
-    ap.add_argument("--spec", default=None,
-                    help="the MCTS spec (default: each game's STRENGTH_SPEC)")
+    ap.add_argument(
+        "--games", default=",".join(registry.names()), help="comma-separated registry games"
+    )
+    ap.add_argument(
+        "--spec", default=None, help="the MCTS spec (default: each game's STRENGTH_SPEC)"
+    )
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--every", type=int, default=7)
     ap.add_argument("--profile", action="store_true")
@@ -134,8 +150,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name in args.games.split(","):
         spec = args.spec or STRENGTH_SPEC[name]
         positions = sample_positions(name, args.positions, args.every, args.seed)
-        random_play = bench_engine(registry.get(name).game(num_players=2), args.seconds,
-                                   args.seed)
+        random_play = bench_engine(registry.get(name).game(num_players=2), args.seconds, args.seed)
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
@@ -143,15 +158,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if profiler is not None:
             profiler.disable()
         ratio = search["decisions_per_s"] / random_play.decisions_per_s
-        print(f"{name}: {spec} over {search['searches']} positions: "
-              f"{search['s_per_move']:.3f} s a move, {search['sims_per_s']:,.0f} sims/s, "
-              f"{search['decisions_per_s']:,.0f} engine decisions/s (tree "
-              f"{search['tree_decisions_per_s']:,.0f}/s); random play "
-              f"{random_play.decisions_per_s:,.0f} decisions/s; ratio {ratio:.2f}x "
-              f"(target >= {TARGET}x: {verdict(ratio >= TARGET)})")
-        results[name] = {"spec": spec, **search,
-                         "random_play_decisions_per_s": random_play.decisions_per_s,
-                         "ratio": ratio}
+        print(
+            f"{name}: {spec} over {search['searches']} positions: "
+            f"{search['s_per_move']:.3f} s a move, {search['sims_per_s']:,.0f} sims/s, "
+            f"{search['decisions_per_s']:,.0f} engine decisions/s (tree "
+            f"{search['tree_decisions_per_s']:,.0f}/s); random play "
+            f"{random_play.decisions_per_s:,.0f} decisions/s; ratio {ratio:.2f}x "
+            f"(target >= {TARGET}x: {verdict(ratio >= TARGET)})"
+        )
+        results[name] = {
+            "spec": spec,
+            **search,
+            "random_play_decisions_per_s": random_play.decisions_per_s,
+            "ratio": ratio,
+        }
         if profiler is not None:
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(18)
@@ -159,20 +179,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     spiel_sims = 400
     spiel = bench_openspiel_mcts(spiel_sims, 20, args.seed)
     if spiel is None:
-        print("openspiel MCTSBot: skipped: open_spiel is not installed (pip install -e "
-              "'.[bench]')")
+        print("openspiel MCTSBot: skipped: open_spiel is not installed (pip install -e '.[bench]')")
     else:
-        print(f"openspiel MCTSBot on connect_four (C++ game, Python search, random rollouts "
-              f"to the end), {spiel_sims} sims: {spiel['sims_per_s']:,.0f} sims/s "
-              "(for reference)")
+        print(
+            f"openspiel MCTSBot on connect_four (C++ game, Python search, random rollouts "
+            f"to the end), {spiel_sims} sims: {spiel['sims_per_s']:,.0f} sims/s "
+            "(for reference)"
+        )
         results["openspiel_connect_four"] = spiel
     return write_results(args.json, results)
 
 
 #: game -> the MCTS spec of the strength figure in docs/bots.md
 #: the specs of the 200-game strength figures of docs/bots.md
-STRENGTH_SPEC = {"lunatix": "mcts:sims=200,depth=8,rollout=heuristic,prior=heuristic,norm=1",
-                 "ryderz": "mcts:sims=100,depth=0,prior=heuristic,norm=1"}
+STRENGTH_SPEC = {
+    "lunatix": "mcts:sims=200,depth=8,rollout=heuristic,prior=heuristic,norm=1",
+    "ryderz": "mcts:sims=100,depth=0,prior=heuristic,norm=1",
+}
 
 
 if __name__ == "__main__":

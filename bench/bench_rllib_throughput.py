@@ -59,16 +59,25 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, Any]:
     started = connect_ray("local", num_cpus=2)
     config = (
         PPOConfig()
-        .environment(RLlibMultiAgentEnv, env_config={"game": args.game,
-                                                     "num_players": args.players,
-                                                     **env_options(args)})
+        .environment(
+            RLlibMultiAgentEnv,
+            env_config={"game": args.game, "num_players": args.players, **env_options(args)},
+        )
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=1)
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch,
-                  num_epochs=args.epochs, lr=3e-4)
-        .multi_agent(policies={"shared"},
-                     policy_mapping_fn=lambda agent_id, episode, **kwargs: "shared")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            "shared": module_spec(ModuleConfig(hiddens=tuple(args.hiddens)))}))
+        .training(
+            train_batch_size_per_learner=args.batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            lr=3e-4,
+        )
+        .multi_agent(
+            policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kwargs: "shared"
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={"shared": module_spec(ModuleConfig(hiddens=tuple(args.hiddens)))}
+            )
+        )
         .debugging(seed=args.seed, log_level="ERROR")
     )
     algo = config.build_algo()
@@ -83,9 +92,15 @@ def bench_rllib(args: argparse.Namespace) -> dict[str, Any]:
     algo.stop()
     if started:
         ray.shutdown()
-    return {"side": "rllib", "seconds": seconds, "env_steps": env_steps,
-            "samples": agent_steps, "env_steps_per_s": env_steps / seconds,
-            "samples_per_s": agent_steps / seconds, "env_runners": args.env_runners}
+    return {
+        "side": "rllib",
+        "seconds": seconds,
+        "env_steps": env_steps,
+        "samples": agent_steps,
+        "env_steps_per_s": env_steps / seconds,
+        "samples_per_s": agent_steps / seconds,
+        "env_runners": args.env_runners,
+    }
 
 
 def agent_sample_count(value: Any) -> int:
@@ -103,31 +118,58 @@ def bench_sb3(args: argparse.Namespace) -> dict[str, Any]:
     from tabletop import registry
 
     torch.set_num_threads(1)
-    env = registry.get(args.game).single_agent_env(num_players=args.players,
-                                                  **env_options(args))
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.batch, batch_size=args.minibatch,
-                        n_epochs=args.epochs, learning_rate=3e-4, seed=args.seed,
-                        device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": {"pi": list(args.hiddens),
-                                                    "vf": list(args.hiddens)},
-                                       "activation_fn": torch.nn.Tanh})
+    env = registry.get(args.game).single_agent_env(num_players=args.players, **env_options(args))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=args.batch,
+        batch_size=args.minibatch,
+        n_epochs=args.epochs,
+        learning_rate=3e-4,
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs={
+            "net_arch": {"pi": list(args.hiddens), "vf": list(args.hiddens)},
+            "activation_fn": torch.nn.Tanh,
+        },
+    )
     model.learn(total_timesteps=args.batch)  # warm-up
     before = model.num_timesteps
     start = time.perf_counter()
     model.learn(total_timesteps=args.batch * args.iterations, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
     samples = model.num_timesteps - before
-    return {"side": "sb3", "seconds": seconds, "samples": samples,
-            "samples_per_s": samples / seconds}
+    return {
+        "side": "sb3",
+        "seconds": seconds,
+        "samples": samples,
+        "samples_per_s": samples / seconds,
+    }
 
 
 def side_argv(args: argparse.Namespace) -> list[str]:
     """The flags of ``args`` for a subprocess running one side."""
-    return ["--game", args.game, "--players", str(args.players), "--iterations",
-            str(args.iterations), "--batch", str(args.batch), "--minibatch",
-            str(args.minibatch), "--epochs", str(args.epochs), "--hiddens",
-            ",".join(map(str, args.hiddens)), "--env-runners", str(args.env_runners),
-            "--seed", str(args.seed)]
+    return [
+        "--game",
+        args.game,
+        "--players",
+        str(args.players),
+        "--iterations",
+        str(args.iterations),
+        "--batch",
+        str(args.batch),
+        "--minibatch",
+        str(args.minibatch),
+        "--epochs",
+        str(args.epochs),
+        "--hiddens",
+        ",".join(map(str, args.hiddens)),
+        "--env-runners",
+        str(args.env_runners),
+        "--seed",
+        str(args.seed),
+    ]
 
 
 def run_side(side: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -137,11 +179,17 @@ def run_side(side: str, args: argparse.Namespace) -> dict[str, Any]:
         return bench_rllib(args) if side == "rllib" else bench_sb3(args)
     python = args.sb3_python if side == "sb3" else args.rllib_python
     if not python or not Path(python).exists():
-        raise SystemExit(f"{module} is not importable here and no interpreter for the {side} "
-                         f"side was found (--{side}-python)")
-    done = subprocess.run([python, __file__, "--part", side, *side_argv(args)],
-                          capture_output=True,
-                          text=True, cwd=ROOT, timeout=1800)
+        raise SystemExit(
+            f"{module} is not importable here and no interpreter for the {side} "
+            f"side was found (--{side}-python)"
+        )
+    done = subprocess.run(
+        [python, __file__, "--part", side, *side_argv(args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=1800,
+    )
     if done.returncode != 0:
         raise SystemExit(f"the {side} side failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -169,15 +217,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rllib = run_side("rllib", args)
     sb3 = run_side("sb3", args)
-    result = {"game": args.game, "players": args.players, "batch": args.batch,
-              "minibatch": args.minibatch, "epochs": args.epochs, "hiddens": args.hiddens,
-              "iterations": args.iterations, "machine": platform.platform(),
-              "rllib": rllib, "sb3": sb3,
-              "ratio_samples_per_s": rllib["samples_per_s"] / sb3["samples_per_s"]}
-    print(f"{args.game} {args.players}p, batch {args.batch}, minibatch {args.minibatch}, "
-          f"{args.epochs} epochs, MLP {args.hiddens}:")
-    print(f"  RLlib PPO ({args.env_runners} env runners): {rllib['env_steps_per_s']:.0f} env "
-          f"steps/s, {rllib['samples_per_s']:.0f} samples/s")
+    result = {
+        "game": args.game,
+        "players": args.players,
+        "batch": args.batch,
+        "minibatch": args.minibatch,
+        "epochs": args.epochs,
+        "hiddens": args.hiddens,
+        "iterations": args.iterations,
+        "machine": platform.platform(),
+        "rllib": rllib,
+        "sb3": sb3,
+        "ratio_samples_per_s": rllib["samples_per_s"] / sb3["samples_per_s"],
+    }
+    print(
+        f"{args.game} {args.players}p, batch {args.batch}, minibatch {args.minibatch}, "
+        f"{args.epochs} epochs, MLP {args.hiddens}:"
+    )
+    print(
+        f"  RLlib PPO ({args.env_runners} env runners): {rllib['env_steps_per_s']:.0f} env "
+        f"steps/s, {rllib['samples_per_s']:.0f} samples/s"
+    )
     print(f"  SB3 MaskablePPO (single-agent view): {sb3['samples_per_s']:.0f} samples/s")
     print(f"  ratio RLlib / SB3 (samples/s): {result['ratio_samples_per_s']:.2f}")
     if args.json is not None:

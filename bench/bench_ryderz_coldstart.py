@@ -169,9 +169,15 @@ def run_child(code: str, checkout: Path, cache_dir: Path, opts: dict[str, Any]) 
     env["NUMBA_CACHE_DIR"] = str(cache_dir)
     env.pop("PYTHONPATH", None)
     with tempfile.TemporaryDirectory(prefix="ryderz_cwd_") as cwd:
-        res = subprocess.run([sys.executable, "-c", code, str(checkout), json.dumps(opts)],
-                             cwd=cwd, env=env, capture_output=True, text=True, check=False,
-                             timeout=900)
+        res = subprocess.run(
+            [sys.executable, "-c", code, str(checkout), json.dumps(opts)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=900,
+        )
     if res.returncode != 0:
         raise RuntimeError(f"the measured process failed:\n{res.stderr}")
     out = json.loads(res.stdout.strip().splitlines()[-1])
@@ -188,23 +194,27 @@ def cache_files(cache_dir: Path) -> list[Path]:
 def check_run(run: dict[str, Any], cache_dir: Path, cold: bool) -> None:
     """Raise unless the run used its cache directory as it should: a cold run no cache hit and
     its kernels written under ``cache_dir``, a warm run no compile."""
-    inside = all(Path(p).resolve().is_relative_to(cache_dir.resolve())
-                 for p in run["cache_paths"])
+    inside = all(Path(p).resolve().is_relative_to(cache_dir.resolve()) for p in run["cache_paths"])
     if not inside:
         raise RuntimeError(f"numba used a cache outside {cache_dir}: {run['cache_paths']}")
     if cold and (run["cache_hits"] or not run["cache_misses"] or not cache_files(cache_dir)):
-        raise RuntimeError(f"the cold run was not cold: {run['cache_hits']} cache hits, "
-                           f"{run['cache_misses']} misses")
+        raise RuntimeError(
+            f"the cold run was not cold: {run['cache_hits']} cache hits, "
+            f"{run['cache_misses']} misses"
+        )
     if not cold and (run["cache_misses"] or run["compile_s"]):
-        raise RuntimeError(f"the warm run compiled: {run['cache_misses']} cache misses, "
-                           f"{sorted(run['compile_s'])}")
+        raise RuntimeError(
+            f"the warm run compiled: {run['cache_misses']} cache misses, {sorted(run['compile_s'])}"
+        )
 
 
-def measure_first_steps(checkouts: dict[str, Path], repeats: int,
-                        opts: dict[str, Any]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+def measure_first_steps(
+    checkouts: dict[str, Path], repeats: int, opts: dict[str, Any]
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Per checkout, ``repeats`` cold and warm runs, interleaved over checkouts and kinds."""
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {
-        name: {"cold": [], "warm": []} for name in checkouts}
+        name: {"cold": [], "warm": []} for name in checkouts
+    }
     with tempfile.TemporaryDirectory(prefix="ryderz_numba_") as tmp:
         warm_dirs = {}
         for name, checkout in checkouts.items():  # fill the warm caches (not measured)
@@ -226,8 +236,11 @@ def measure_first_steps(checkouts: dict[str, Path], repeats: int,
                         run["cache_files"] = len(cache_files(cache_dir))
                         shutil.rmtree(cache_dir)
                     runs[name][kind].append(run)
-                    print(f"  {name:8} {kind}: first step {run['total_s']:6.2f} s "
-                          f"(of it the step {run['first_step_s']:5.2f} s)", flush=True)
+                    print(
+                        f"  {name:8} {kind}: first step {run['total_s']:6.2f} s "
+                        f"(of it the step {run['first_step_s']:5.2f} s)",
+                        flush=True,
+                    )
     return runs
 
 
@@ -240,13 +253,21 @@ def summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Medians and ratios of one checkout's cold and warm runs."""
     cold, warm = runs["cold"], runs["warm"]
     out: dict[str, Any] = {}
-    for key in ("total_s", "total_cpu_s", "first_step_s", "import_s", "env_s", "reset_s",
-                "rest_of_game_s"):
+    for key in (
+        "total_s",
+        "total_cpu_s",
+        "first_step_s",
+        "import_s",
+        "env_s",
+        "reset_s",
+        "rest_of_game_s",
+    ):
         out[key] = {"cold": median(cold, key), "warm": median(warm, key)}
         out[key]["ratio"] = out[key]["cold"] / out[key]["warm"]
     names = sorted({n for r in cold for n in r["compile_s"]})
-    out["compile_s"] = {n: statistics.median(r["compile_s"].get(n, 0.0) for r in cold)
-                        for n in names}
+    out["compile_s"] = {
+        n: statistics.median(r["compile_s"].get(n, 0.0) for r in cold) for n in names
+    }
     out["cache_files"] = statistics.median(r["cache_files"] for r in cold)
     out["ok"] = out["total_s"]["ratio"] <= RATIO_TARGET
     return out
@@ -255,17 +276,25 @@ def summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 def report(name: str, s: dict[str, Any]) -> None:
     """Print one checkout's summary."""
     t, f, c = s["total_s"], s["first_step_s"], s["total_cpu_s"]
-    print(f"{name}: first step (import + env + reset + step): cold {t['cold']:.2f} s, warm "
-          f"{t['warm']:.2f} s, cold/warm {t['ratio']:.2f}x  (target <= {RATIO_TARGET:g}x: "
-          f"{verdict(s['ok'])}); CPU time: cold {c['cold']:.2f} s, warm {c['warm']:.2f} s, "
-          f"{c['ratio']:.2f}x")
-    print(f"{name}: the step alone: cold {f['cold']:.3f} s, warm {f['warm']:.3f} s; rest of "
-          f"the first game: cold {s['rest_of_game_s']['cold']:.2f} s, warm "
-          f"{s['rest_of_game_s']['warm']:.2f} s  (no targets)")
-    compiled = ", ".join(f"{n.removeprefix('ryderz_env.')} {v:.2f}"
-                         for n, v in sorted(s["compile_s"].items(), key=lambda kv: -kv[1]))
-    print(f"{name}: compiled in a cold run (s, median; whole first game): {compiled}; "
-          f"{s['cache_files']:g} cache files written")
+    print(
+        f"{name}: first step (import + env + reset + step): cold {t['cold']:.2f} s, warm "
+        f"{t['warm']:.2f} s, cold/warm {t['ratio']:.2f}x  (target <= {RATIO_TARGET:g}x: "
+        f"{verdict(s['ok'])}); CPU time: cold {c['cold']:.2f} s, warm {c['warm']:.2f} s, "
+        f"{c['ratio']:.2f}x"
+    )
+    print(
+        f"{name}: the step alone: cold {f['cold']:.3f} s, warm {f['warm']:.3f} s; rest of "
+        f"the first game: cold {s['rest_of_game_s']['cold']:.2f} s, warm "
+        f"{s['rest_of_game_s']['warm']:.2f} s  (no targets)"
+    )
+    compiled = ", ".join(
+        f"{n.removeprefix('ryderz_env.')} {v:.2f}"
+        for n, v in sorted(s["compile_s"].items(), key=lambda kv: -kv[1])
+    )
+    print(
+        f"{name}: compiled in a cold run (s, median; whole first game): {compiled}; "
+        f"{s['cache_files']:g} cache files written"
+    )
 
 
 def steady(checkouts: dict[str, Path], rounds: int, opts: dict[str, Any]) -> dict[str, Any]:
@@ -289,26 +318,39 @@ def steady(checkouts: dict[str, Path], rounds: int, opts: dict[str, Any]) -> dic
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the measurements, print them, optionally write JSON; returns the results."""
-    ap = parser(__doc__, "steady state (with --against): wall time per process, after 1 s "
-                "of warm-up")
+    ap = parser(
+        __doc__, "steady state (with --against): wall time per process, after 1 s of warm-up"
+    )
     ap.set_defaults(seconds=3.0)
     ap.add_argument("--repeats", type=int, default=3, help="cold and warm runs of each kind")
     ap.add_argument("--num-players", type=int, default=2, help="players of the measured env")
-    ap.add_argument("--against", type=Path, default=None,
-                    help="another checkout to measure the same way (e.g. a copy from before a "
-                         "change), and to compare in the steady state")
-    ap.add_argument("--steady-rounds", type=int, default=5,
-                    help="with --against: interleaved steady-state rounds")
+    ap.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another checkout to measure the same way (e.g. a copy from before a "
+        "change), and to compare in the steady state",
+    )
+    ap.add_argument(
+        "--steady-rounds",
+        type=int,
+        default=5,
+        help="with --against: interleaved steady-state rounds",
+    )
     args = ap.parse_args(argv)
     header(args, "steady-state process")
     checkouts = {"this": ROOT}
     if args.against is not None:
         checkouts["against"] = args.against.resolve()
     opts = {"num_players": args.num_players, "seed": args.seed}
-    results: dict[str, Any] = {"python": platform.python_version(),
-                               "machine": platform.machine(), "repeats": args.repeats,
-                               "num_players": args.num_players, "seed": args.seed,
-                               "checkouts": {k: str(v) for k, v in checkouts.items()}}
+    results: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "repeats": args.repeats,
+        "num_players": args.num_players,
+        "seed": args.seed,
+        "checkouts": {k: str(v) for k, v in checkouts.items()},
+    }
     runs = measure_first_steps(checkouts, args.repeats, opts)
     for name in checkouts:
         results[name] = summary(runs[name])
@@ -317,13 +359,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.against is not None:
         st = steady(checkouts, args.steady_rounds, {"seed": args.seed, "seconds": args.seconds})
         ratio = st["this"]["median"] / st["against"]["median"]
-        print(f"steady state (ryderz_env.env(), random play): this {st['this']['median']:,.0f} "
-              f"steps/s, against {st['against']['median']:,.0f} steps/s, this/against "
-              f"{ratio:.3f}")
+        print(
+            f"steady state (ryderz_env.env(), random play): this {st['this']['median']:,.0f} "
+            f"steps/s, against {st['against']['median']:,.0f} steps/s, this/against "
+            f"{ratio:.3f}"
+        )
         results["steady"] = {**st, "this_over_against": ratio}
         results["first_step_this_over_against"] = {
             kind: results["this"]["total_s"][kind] / results["against"]["total_s"][kind]
-            for kind in ("cold", "warm")}
+            for kind in ("cold", "warm")
+        }
     return write_results(args.json, results)
 
 

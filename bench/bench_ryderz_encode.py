@@ -44,8 +44,12 @@ MID_GAME = (30, 60)  # elements on the table of a mid-game state (4 players)
 
 def variants() -> list[dict]:
     """Every variant's ``Game`` overrides: players x powers x table."""
-    return [{"num_players": n, "powers": powers, "table": table}
-            for n in (2, 3, 4) for powers in (False, True) for table in TABLES]
+    return [
+        {"num_players": n, "powers": powers, "table": table}
+        for n in (2, 3, 4)
+        for powers in (False, True)
+        for table in TABLES
+    ]
 
 
 def play(game: Game, seed: int) -> list[State]:
@@ -62,8 +66,9 @@ def play(game: Game, seed: int) -> list[State]:
     return out
 
 
-def time_pass(states: list[State], n: int, call: Callable[[State, int], object],
-              best: np.ndarray) -> None:
+def time_pass(
+    states: list[State], n: int, call: Callable[[State, int], object], best: np.ndarray
+) -> None:
     """Time ``call(state, seat)`` for each state and seat in order; keep each call's best."""
     k = 0
     for state in states:
@@ -79,18 +84,25 @@ def time_pass(states: list[State], n: int, call: Callable[[State, int], object],
 
 def main(argv: list[str] | None = None) -> dict:
     """Collect the states, time the passes, print (and optionally write) the means."""
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=2, help="games per variant")
     ap.add_argument("--repeats", type=int, default=3, help="timings per call (best kept)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first game")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     args = ap.parse_args(argv)
-    print(f"python {platform.python_version()} on {platform.machine()}, {args.games} games "
-          f"per variant, {args.repeats} repeats, seed {args.seed}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {args.games} games "
+        f"per variant, {args.repeats} repeats, seed {args.seed}"
+    )
 
-    rows: dict[str, list[np.ndarray]] = {"players": [], "elements": [], "seat": [],
-                                         "total": [], "rays": [], "locks": []}
+    rows: dict[str, list[np.ndarray]] = {
+        "players": [],
+        "elements": [],
+        "seat": [],
+        "total": [],
+        "rays": [],
+        "locks": [],
+    }
     for over in variants():
         game = Game(**over)
         n = over["num_players"]
@@ -103,8 +115,9 @@ def main(argv: list[str] | None = None) -> dict:
             best = np.full(calls, np.inf)
             for _ in range(args.repeats):
                 enc = VectorEncoder(game)
-                call = {"total": enc.encode, "rays": enc.rays,
-                        "locks": lambda s, _seat: s.locks()}[name]
+                call = {"total": enc.encode, "rays": enc.rays, "locks": lambda s, _seat: s.locks()}[
+                    name
+                ]
                 time_pass([s.clone() for s in states], n, call, best)
             rows[name].append(best * 1e6)
     col = {k: np.concatenate(v) for k, v in rows.items()}
@@ -112,18 +125,30 @@ def main(argv: list[str] | None = None) -> dict:
     groups = {"all": np.ones(len(col["total"]), dtype=bool)}
     groups |= {f"{n} players": col["players"] == n for n in (2, 3, 4)}
     groups[f"mid-game (4 players, {lo}-{hi} elements)"] = (
-        (col["players"] == 4) & (col["elements"] >= lo) & (col["elements"] <= hi))
+        (col["players"] == 4) & (col["elements"] >= lo) & (col["elements"] <= hi)
+    )
     groups["first call per state"] = col["seat"] == 0
-    print(f"{'us per encode call':<38} {'calls':>7} {'total':>7} {'rays':>7} {'locks':>7} "
-          f"{'rest':>7}")
-    results: dict = {"python": platform.python_version(), "machine": platform.machine(),
-                     "games": args.games, "repeats": args.repeats, "seed": args.seed,
-                     "groups": {}}
+    print(
+        f"{'us per encode call':<38} {'calls':>7} {'total':>7} {'rays':>7} {'locks':>7} {'rest':>7}"
+    )
+    results: dict = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "games": args.games,
+        "repeats": args.repeats,
+        "seed": args.seed,
+        "groups": {},
+    }
     for label, m in groups.items():
         t, r, lk = (float(col[k][m].mean()) for k in ("total", "rays", "locks"))
         print(f"{label:<38} {int(m.sum()):7d} {t:7.1f} {r:7.1f} {lk:7.1f} {t - r - lk:7.1f}")
-        results["groups"][label] = {"calls": int(m.sum()), "total_us": t, "rays_us": r,
-                                    "locks_us": lk, "rest_us": t - r - lk}
+        results["groups"][label] = {
+            "calls": int(m.sum()),
+            "total_us": t,
+            "rays_us": r,
+            "locks_us": lk,
+            "rest_us": t - r - lk,
+        }
     return write_results(args.json, results)
 
 

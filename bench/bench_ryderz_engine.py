@@ -167,8 +167,12 @@ def bench_placement(states: list[State], repeats: int) -> PlacementResult:
 def main(argv: list[str] | None = None) -> dict:
     """Run the measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per throughput run")
-    ap.add_argument("--openspiel-seconds", type=float, default=3.0,
-                    help="wall time per OpenSpiel game (skipped without open_spiel)")
+    ap.add_argument(
+        "--openspiel-seconds",
+        type=float,
+        default=3.0,
+        help="wall time per OpenSpiel game (skipped without open_spiel)",
+    )
     ap.add_argument("--few", type=int, default=5, help="pieces down, the small placement case")
     ap.add_argument("--many", type=int, default=60, help="pieces down, the large case")
     ap.add_argument("--placement-table", default="large", help="table of the placement states")
@@ -183,26 +187,34 @@ def main(argv: list[str] | None = None) -> dict:
     print(engine_line("ryderz engine", eng))
 
     c4 = bench_pz(connect_four_env, args.seconds, args.seed)
-    print(f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
-          f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
-          f"({c4.steps:,} steps, {c4.games} games)")
+    print(
+        f"connect_four_v3: {c4.steps_per_s:10,.0f} steps/s      "
+        f"{'':10}           {c4.games_per_s:8,.1f} games/s  "
+        f"({c4.steps:,} steps, {c4.games} games)"
+    )
     chess_env = chess_env_factory()
     ch = None
     if chess_env is None:
         print("chess_v6       : skipped: the 'chess' package is not installed (pip install chess)")
     else:
         ch = bench_pz(chess_env, args.seconds, args.seed)
-        print(f"chess_v6       : {ch.steps_per_s:10,.0f} steps/s      "
-              f"{'':10}           {ch.games_per_s:8,.1f} games/s  "
-              f"({ch.steps:,} steps, {ch.games} games)")
+        print(
+            f"chess_v6       : {ch.steps_per_s:10,.0f} steps/s      "
+            f"{'':10}           {ch.games_per_s:8,.1f} games/s  "
+            f"({ch.steps:,} steps, {ch.games} games)"
+        )
 
     c4_ratio = eng.decisions_per_s / c4.steps_per_s
-    print(f"engine/connect_four: {c4_ratio:.2f}x  (target >= {C4_TARGET_RATIO:g}x: "
-          f"{verdict(c4_ratio >= C4_TARGET_RATIO)})")
+    print(
+        f"engine/connect_four: {c4_ratio:.2f}x  (target >= {C4_TARGET_RATIO:g}x: "
+        f"{verdict(c4_ratio >= C4_TARGET_RATIO)})"
+    )
     chess_ratio = None if ch is None else eng.decisions_per_s / ch.steps_per_s
     if chess_ratio is not None:
-        print(f"engine/chess       : {chess_ratio:.2f}x  (target >= {CHESS_TARGET_RATIO:g}x: "
-              f"{verdict(chess_ratio >= CHESS_TARGET_RATIO)})")
+        print(
+            f"engine/chess       : {chess_ratio:.2f}x  (target >= {CHESS_TARGET_RATIO:g}x: "
+            f"{verdict(chess_ratio >= CHESS_TARGET_RATIO)})"
+        )
     spiel = bench_openspiel(args.openspiel_seconds, args.seed)
     spiel_ratios = openspiel_report(eng, spiel, "engine")
 
@@ -212,10 +224,12 @@ def main(argv: list[str] | None = None) -> dict:
         states = placement_states(pgame, n, args.placement_states, args.seed)
         pl = bench_placement(states, args.repeats)
         placement[label] = pl
-        print(f"placement, {pl.pieces:3d}+ pieces ({args.placement_table} table): "
-              f"mean {pl.mean_us:8.1f} us, median {pl.median_us:8.1f} us, "
-              f"p95 {pl.p95_us:8.1f} us over {pl.pairs} (action, face) pairs in "
-              f"{pl.states} states; clone alone {pl.clone_us:.1f} us")
+        print(
+            f"placement, {pl.pieces:3d}+ pieces ({args.placement_table} table): "
+            f"mean {pl.mean_us:8.1f} us, median {pl.median_us:8.1f} us, "
+            f"p95 {pl.p95_us:8.1f} us over {pl.pairs} (action, face) pairs in "
+            f"{pl.states} states; clone alone {pl.clone_us:.1f} us"
+        )
     many_over_few = placement["many"].mean_us / placement["few"].mean_us
     print(f"placement {args.many} / {args.few} pieces: {many_over_few:.2f}x")
 

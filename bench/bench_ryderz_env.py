@@ -105,30 +105,47 @@ def split(seconds: float, seed: int) -> dict[str, float]:
         del vector.encode
     per = 1e6 / max(res.steps, 1)
     step_s = res.seconds - spent["rays"]
-    return {"steps": res.steps, "encodes_per_step": spent["calls"] / max(res.steps, 1),
-            "us_per_step": step_s * per, "encoder_us": spent["encode"] * per,
-            "rays_us": spent["rays"] * per, "rest_us": (step_s - spent["encode"]) * per}
+    return {
+        "steps": res.steps,
+        "encodes_per_step": spent["calls"] / max(res.steps, 1),
+        "us_per_step": step_s * per,
+        "encoder_us": spent["encode"] * per,
+        "rays_us": spent["rays"] * per,
+        "rest_us": (step_s - spent["encode"]) * per,
+    }
 
 
 def show(name: str, res: Result) -> None:
     """Print one measurement on one line."""
-    print(f"{name:17}: {res.steps_per_s:10,.0f} steps/s {res.games_per_s:8,.2f} games/s  "
-          f"({res.steps:,} steps, {res.games} games)")
+    print(
+        f"{name:17}: {res.steps_per_s:10,.0f} steps/s {res.games_per_s:8,.2f} games/s  "
+        f"({res.steps:,} steps, {res.games} games)"
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the measurements, print them, optionally write JSON; returns the results."""
     ap = parser(__doc__, "wall time per measurement")
-    ap.add_argument("--slices", type=int, default=20,
-                    help="interleave the envs' measurements in this many rounds")
+    ap.add_argument(
+        "--slices",
+        type=int,
+        default=20,
+        help="interleave the envs' measurements in this many rounds",
+    )
     args = ap.parse_args(argv)
     header(args, "measurement")
-    results: dict[str, Any] = {"python": platform.python_version(),
-                               "machine": platform.machine(), "seconds": args.seconds,
-                               "seed": args.seed}
+    results: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "seconds": args.seconds,
+        "seed": args.seed,
+    }
     runners = {}
-    for name, options in (("ryderz vector", {}), ("ryderz image", {"obs_mode": "image"}),
-                          ("ryderz discrete", {"action_mode": "discrete"})):
+    for name, options in (
+        ("ryderz vector", {}),
+        ("ryderz image", {"obs_mode": "image"}),
+        ("ryderz discrete", {"action_mode": "discrete"}),
+    ):
         make, pick = ryderz(**options)
         runners[name] = AecRunner(make, args.seed, pick)
     runners["connect_four_v3"] = AecRunner(connect_four_env, args.seed)
@@ -140,32 +157,49 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         show(name, res)
         results[name.replace(" ", "_")] = asdict(res)
     if chess_env is None:
-        print("chess_v6         : skipped: the 'chess' package is not installed "
-              "(pip install chess)")
+        print(
+            "chess_v6         : skipped: the 'chess' package is not installed (pip install chess)"
+        )
         results["chess_v6"] = None
     c4, ch = measured["connect_four_v3"], measured.get("chess_v6")
     sp = split(args.seconds, args.seed)
-    print(f"vector step split: {sp['us_per_step']:.0f} us = encoder {sp['encoder_us']:.0f} "
-          f"+ engine/env/loop {sp['rest_us']:.0f} ({sp['encodes_per_step']:.2f} encodings a "
-          f"step; timers on); the rays cast on their own: {sp['rays_us']:.0f} us a step")
+    print(
+        f"vector step split: {sp['us_per_step']:.0f} us = encoder {sp['encoder_us']:.0f} "
+        f"+ engine/env/loop {sp['rest_us']:.0f} ({sp['encodes_per_step']:.2f} encodings a "
+        f"step; timers on); the rays cast on their own: {sp['rays_us']:.0f} us a step"
+    )
     results["split"] = sp
 
     vec = results["ryderz_vector"]["steps_per_s"]
-    ratios = {"vector_over_connect_four": vec / c4.steps_per_s,
-              "image_over_connect_four": results["ryderz_image"]["steps_per_s"] / c4.steps_per_s,
-              "vector_over_chess": None if ch is None else vec / ch.steps_per_s}
+    ratios = {
+        "vector_over_connect_four": vec / c4.steps_per_s,
+        "image_over_connect_four": results["ryderz_image"]["steps_per_s"] / c4.steps_per_s,
+        "vector_over_chess": None if ch is None else vec / ch.steps_per_s,
+    }
     ok_c4 = ratios["vector_over_connect_four"] >= C4_TARGET
-    print(f"vector/connect_four: {ratios['vector_over_connect_four']:.2f}x  (target >= "
-          f"{C4_TARGET:g}x: {verdict(ok_c4)})")
+    print(
+        f"vector/connect_four: {ratios['vector_over_connect_four']:.2f}x  (target >= "
+        f"{C4_TARGET:g}x: {verdict(ok_c4)})"
+    )
     ok_chess = None
     if ch is not None:
         ok_chess = ratios["vector_over_chess"] >= CHESS_TARGET
-        print(f"vector/chess:        {ratios['vector_over_chess']:.2f}x  (target >= "
-              f"{CHESS_TARGET:g}x: {verdict(ok_chess)})")
+        print(
+            f"vector/chess:        {ratios['vector_over_chess']:.2f}x  (target >= "
+            f"{CHESS_TARGET:g}x: {verdict(ok_chess)})"
+        )
     print(f"image/connect_four:  {ratios['image_over_connect_four']:.2f}x  (no target)")
-    results.update({"ratios": ratios, "targets": {
-        "vector_over_connect_four_min": C4_TARGET, "vector_over_chess_min": CHESS_TARGET,
-        "connect_four_ok": ok_c4, "chess_ok": ok_chess}})
+    results.update(
+        {
+            "ratios": ratios,
+            "targets": {
+                "vector_over_connect_four_min": C4_TARGET,
+                "vector_over_chess_min": CHESS_TARGET,
+                "connect_four_ok": ok_c4,
+                "chess_ok": ok_chess,
+            },
+        }
+    )
     return write_results(args.json, results)
 
 

@@ -98,8 +98,11 @@ def largest_inputs(game: Any, module: Any, example: dict) -> dict[str, float]:
     nested = dict(example, padding=deep)
     for data in (scalars, lists, nested):
         check_limits(data, *limits, max_containers=cap)  # admitted by the walk
-    return {"scalars": timed(game, scalars, 7), "lists": timed(game, lists, 7),
-            "nested": timed(game, nested, 7)}
+    return {
+        "scalars": timed(game, scalars, 7),
+        "lists": timed(game, lists, 7),
+        "nested": timed(game, nested, 7),
+    }
 
 
 def main() -> None:
@@ -118,16 +121,22 @@ def main() -> None:
         big = largest_inputs(game, module, slowest[0])
         worst = max(slow, *big.values())
         ratio = worst / decision
-        results[name] = {"decision_us": decision * 1e6, "states": count, "mean_us": mean * 1e6,
-                         "slowest_state_us": slow * 1e6,
-                         "largest_input_us": {k: v * 1e6 for k, v in big.items()},
-                         "worst_in_decisions": ratio}
-        print(f"{name}: {count:,} states of {args.games} games; validation mean "
-              f"{mean * 1e6:,.0f} us, slowest {slow * 1e6:,.0f} us; largest inputs: scalars "
-              f"{big['scalars'] * 1e6:,.0f} us, lists {big['lists'] * 1e6:,.0f} us, nested "
-              f"{big['nested'] * 1e6:,.0f} us; one "
-              f"random-play decision {decision * 1e6:,.1f} us; worst = {ratio:.1f} decisions "
-              f"(target <= {TARGET:g}: {verdict(ratio <= TARGET)})")
+        results[name] = {
+            "decision_us": decision * 1e6,
+            "states": count,
+            "mean_us": mean * 1e6,
+            "slowest_state_us": slow * 1e6,
+            "largest_input_us": {k: v * 1e6 for k, v in big.items()},
+            "worst_in_decisions": ratio,
+        }
+        print(
+            f"{name}: {count:,} states of {args.games} games; validation mean "
+            f"{mean * 1e6:,.0f} us, slowest {slow * 1e6:,.0f} us; largest inputs: scalars "
+            f"{big['scalars'] * 1e6:,.0f} us, lists {big['lists'] * 1e6:,.0f} us, nested "
+            f"{big['nested'] * 1e6:,.0f} us; one "
+            f"random-play decision {decision * 1e6:,.1f} us; worst = {ratio:.1f} decisions "
+            f"(target <= {TARGET:g}: {verdict(ratio <= TARGET)})"
+        )
     write_results(args.json, results)
 
 

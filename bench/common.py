@@ -75,8 +75,12 @@ def verdict(ok: bool) -> str:
 #: OpenSpiel games run beside our engines: two in C++ and two written in Python (dominoes
 #: with a chance deal)
 OPENSPIEL_GAMES = ("connect_four", "chess", "python_tic_tac_toe", "python_block_dominoes")
-SPIEL_LABELS = {"connect_four": "os connect_four", "chess": "os chess",
-                "python_tic_tac_toe": "os tic_tac_toe", "python_block_dominoes": "os dominoes"}
+SPIEL_LABELS = {
+    "connect_four": "os connect_four",
+    "chess": "os chess",
+    "python_tic_tac_toe": "os tic_tac_toe",
+    "python_block_dominoes": "os dominoes",
+}
 
 
 class SpielState:
@@ -135,29 +139,34 @@ def bench_openspiel(seconds: float, seed: int) -> dict[str, EngineResult] | None
     return {name: bench_engine(SpielGame(name), seconds, seed) for name in OPENSPIEL_GAMES}
 
 
-def openspiel_report(eng: EngineResult, spiel: dict[str, EngineResult] | None,
-                     name: str) -> dict[str, float] | None:
+def openspiel_report(
+    eng: EngineResult, spiel: dict[str, EngineResult] | None, name: str
+) -> dict[str, float] | None:
     """Print the OpenSpiel rows and our engine's ratio to each (no targets: for reference);
     return the ratios (None when OpenSpiel is missing)."""
     if spiel is None:
-        print("openspiel      : skipped: open_spiel is not installed "
-              "(pip install -e '.[bench]')")
+        print("openspiel      : skipped: open_spiel is not installed (pip install -e '.[bench]')")
         return None
     ratios = {}
     for game, res in spiel.items():
         print(engine_line(SPIEL_LABELS[game], res))
         ratios[game] = eng.decisions_per_s / res.decisions_per_s
-    print(f"{name}/openspiel: " + ", ".join(f"{g} {r:.3f}x" for g, r in ratios.items())
-          + "  (for reference, no target; each step of every game goes through the same\n"
-          "  Python loop, about 2 us of it, so the C++ games' figures are mostly that loop)")
+    print(
+        f"{name}/openspiel: "
+        + ", ".join(f"{g} {r:.3f}x" for g, r in ratios.items())
+        + "  (for reference, no target; each step of every game goes through the same\n"
+        "  Python loop, about 2 us of it, so the C++ games' figures are mostly that loop)"
+    )
     return ratios
 
 
 def engine_line(name: str, eng: EngineResult) -> str:
     """One printed line of an engine run."""
-    return (f"{name:<15}: {eng.decisions_per_s:10,.0f} decisions/s  "
-            f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
-            f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)")
+    return (
+        f"{name:<15}: {eng.decisions_per_s:10,.0f} decisions/s  "
+        f"{eng.chance_per_s:10,.0f} chance/s  {eng.games_per_s:8,.1f} games/s  "
+        f"({eng.decisions:,} decisions, {eng.chance_events:,} chance, {eng.games} games)"
+    )
 
 
 def write_results(path: Path | None, results: dict[str, Any]) -> dict[str, Any]:
@@ -179,8 +188,10 @@ def parser(doc: str | None, seconds_help: str) -> argparse.ArgumentParser:
 
 def header(args: argparse.Namespace, per: str) -> None:
     """Print the Python version, the machine and the run's settings."""
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.seconds:g} s per {per}, seed {args.seed}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, "
+        f"{args.seconds:g} s per {per}, seed {args.seed}"
+    )
 
 
 @dataclass
@@ -220,12 +231,17 @@ class AecRunner:
     measured in interleaved slices (:func:`bench_interleaved`). ``pick(observation, rng)``
     chooses an action (default: a random index of ``observation["action_mask"]``)."""
 
-    def __init__(self, make_env: Callable[[], Any], seed: int,
-                 pick: Callable[[Any, np.random.Generator], Any] | None = None) -> None:
+    def __init__(
+        self,
+        make_env: Callable[[], Any],
+        seed: int,
+        pick: Callable[[Any, np.random.Generator], Any] | None = None,
+    ) -> None:
         self.env = make_env()
         self.rng = np.random.default_rng(seed)
-        self.pick = pick or (lambda observation, rng: random_masked(
-            observation["action_mask"], rng))
+        self.pick = pick or (
+            lambda observation, rng: random_masked(observation["action_mask"], rng)
+        )
         self.game_seed = seed
         self.steps = self.games = 0
         self.seconds = 0.0
@@ -262,8 +278,12 @@ class AecRunner:
         return make_result(self.seconds, self.steps, self.games)
 
 
-def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int,
-              pick: Callable[[Any, np.random.Generator], Any] | None = None) -> Result:
+def bench_aec(
+    make_env: Callable[[], Any],
+    seconds: float,
+    seed: int,
+    pick: Callable[[Any, np.random.Generator], Any] | None = None,
+) -> Result:
     """Play random masked games of an AEC env back to back for ``seconds`` (see
     :class:`AecRunner`)."""
     runner = AecRunner(make_env, seed, pick)
@@ -272,8 +292,9 @@ def bench_aec(make_env: Callable[[], Any], seconds: float, seed: int,
     return runner.result()
 
 
-def bench_interleaved(runners: dict[str, AecRunner], seconds: float, slices: int,
-                      warmup: float = 0.5) -> dict[str, Result]:
+def bench_interleaved(
+    runners: dict[str, AecRunner], seconds: float, slices: int, warmup: float = 0.5
+) -> dict[str, Result]:
     """Measure several envs for ``seconds`` each, in ``slices`` rounds of a slice of each in
     turn, so that a machine whose speed drifts during the run (other loads, clock changes)
     slows them alike and their ratios hold. Each first plays ``warmup`` seconds unmeasured
@@ -322,5 +343,10 @@ class AecResult:
 def bench_pz(make_env: Callable[[], Any], seconds: float, seed: int) -> AecResult:
     """Random masked games of a PettingZoo AEC env (the loop of :func:`bench_aec`)."""
     r = bench_aec(make_env, seconds, seed)
-    return AecResult(seconds=r.seconds, steps=r.steps, games=r.games,
-                     steps_per_s=r.steps / r.seconds, games_per_s=r.games / r.seconds)
+    return AecResult(
+        seconds=r.seconds,
+        steps=r.steps,
+        games=r.games,
+        steps_per_s=r.steps / r.seconds,
+        games_per_s=r.games / r.seconds,
+    )

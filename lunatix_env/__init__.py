@@ -10,8 +10,17 @@ from __future__ import annotations
 from tabletop import registry as _registry
 from tabletop.lazy import lazy_getattr
 
-_ENV_NAMES = ("env", "parallel_env", "raw_env", "single_agent_env", "LunatixParallelEnv",
-              "LunatixSingleAgentEnv", "register_envs", "ENV_ID", "ENV_NAME")
+_ENV_NAMES = (
+    "env",
+    "parallel_env",
+    "raw_env",
+    "single_agent_env",
+    "LunatixParallelEnv",
+    "LunatixSingleAgentEnv",
+    "register_envs",
+    "ENV_ID",
+    "ENV_NAME",
+)
 
 __all__ = list(_ENV_NAMES)
 

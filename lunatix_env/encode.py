@@ -43,8 +43,10 @@ class ObservationEncoder:
         self.game = game
         tr = game.track
         if tr.num_lanes != 3:
-            raise ConfigError(f"the observation encoder supports 3-lane tracks; track "
-                              f"{tr.name!r} has {tr.num_lanes} lanes")
+            raise ConfigError(
+                f"the observation encoder supports 3-lane tracks; track "
+                f"{tr.name!r} has {tr.num_lanes} lanes"
+            )
         self.n = game.num_players
         self.width = int(math.ceil(tr.length))
         self.lanes = tr.num_lanes
@@ -65,10 +67,12 @@ class ObservationEncoder:
         self.num_gadgets = len(game.decks.gadgets)
         self.num_hazard = len(game.decks.hazard)
         self.num_turbo = len(game.decks.turbo)
-        self.lunacy_cards = [i for i, c in enumerate(game.decks.hazard)
-                             if c.effect is HazardEffect.LUNACY]
-        self.card_actions = [a for a in game.codec.actions if a.kind.name in
-                             ("CARD", "PLAY_GADGET")]
+        self.lunacy_cards = [
+            i for i, c in enumerate(game.decks.hazard) if c.effect is HazardEffect.LUNACY
+        ]
+        self.card_actions = [
+            a for a in game.codec.actions if a.kind.name in ("CARD", "PLAY_GADGET")
+        ]
         self.card_slot = {game.codec.encode(a): i for i, a in enumerate(self.card_actions)}
         r = game.rules
         self.speed_scale = float(r.turbo_speed_cap)
@@ -78,10 +82,18 @@ class ObservationEncoder:
             + 3 * LOCAL_FEATURES
             + self.n * (CAR_FEATURES + len(self.lunacy_cards) + len(self.card_actions))
             + self.num_gadgets * 2
-            + len(DECISIONS) + 1
-            + 4 + self.num_hazard + self.num_turbo + self.num_gadgets
+            + len(DECISIONS)
+            + 1
+            + 4
+            + self.num_hazard
+            + self.num_turbo
+            + self.num_gadgets
             + 8
-            + 2 + self.num_hazard + self.num_turbo + 1 + 3
+            + 2
+            + self.num_hazard
+            + self.num_turbo
+            + 1
+            + 3
         )
         g = game
         W, L = self.width, self.lanes
@@ -92,24 +104,31 @@ class ObservationEncoder:
         static_rolled = np.stack([np.roll(st, s, axis=2).ravel() for s in range(W)])
         # per shift: the whole vector with the static planes rolled in, zeros elsewhere
         self.base = np.zeros((W, self.size), dtype=np.float32)
-        self.base[:, self.plane_size - self.n_static:self.plane_size] = static_rolled
+        self.base[:, self.plane_size - self.n_static : self.plane_size] = static_rolled
         self.base_rows = list(self.base)
         # per shift: every square's flat index within a plane after the rotation
-        self.rot = [[int(self.lane[sq]) * W + (int(self.col[sq]) + shift) % W
-                     for sq in range(tr.num_squares)] for shift in range(W)]
+        self.rot = [
+            [
+                int(self.lane[sq]) * W + (int(self.col[sq]) + shift) % W
+                for sq in range(tr.num_squares)
+            ]
+            for shift in range(W)
+        ]
         self.sq_col = [int(c) for c in self.col]
         self.pit_anchor = [o.square for o in tr.openings]
         self.start_anchor = tr.start_dots[0]
         #: per observer: the seats in observation order (the observer first)
-        self.orders = [tuple((seat + k) % self.n for k in range(self.n))
-                       for seat in range(self.n)]
+        self.orders = [tuple((seat + k) % self.n for k in range(self.n)) for seat in range(self.n)]
         self.car_plane = [rel * L * W for rel in range(self.n)]
         self.wreck_plane = self.n * L * W
         self.chip_plane = [(self.n + 1 + kind) * L * W for kind in range(len(DYNAMIC_PLANES) - 1)]
         self.beyond = tuple(
-            tuple(next((b for dd, b in g.ahead[f][sq] if dd == 1), None)
-                  for sq in range(tr.num_squares))
-            for f in (0, 1))
+            tuple(
+                next((b for dd, b in g.ahead[f][sq] if dd == 1), None)
+                for sq in range(tr.num_squares)
+            )
+            for f in (0, 1)
+        )
         self.hz_total = sum(c.count for c in g.decks.hazard)
         self.tb_total = sum(c.count for c in g.decks.turbo)
         self.dec_index = {k.value: i for i, k in enumerate(DECISIONS)}
@@ -118,12 +137,20 @@ class ObservationEncoder:
         self.u_norm = tr.length * (game.rules.laps + 1)
         # the scalar tail as float32 bytes, section by section (struct packs a Python float
         # to float32 exactly as numpy casts it); each section's size in floats:
-        self.mid_size = 2 * self.num_gadgets + len(DECISIONS) + 1 + 4 + self.num_hazard \
-            + self.num_turbo + self.num_gadgets
+        self.mid_size = (
+            2 * self.num_gadgets
+            + len(DECISIONS)
+            + 1
+            + 4
+            + self.num_hazard
+            + self.num_turbo
+            + self.num_gadgets
+        )
         self.tables_size = 2 + self.num_hazard + self.num_turbo + 1 + 3
         self.tail_size = self.size - self.plane_size
-        assert self.tail_size == (3 * LOCAL_FEATURES + self.n * self.car_block + self.mid_size
-                                  + 8 + self.tables_size)
+        assert self.tail_size == (
+            3 * LOCAL_FEATURES + self.n * self.car_block + self.mid_size + 8 + self.tables_size
+        )
         self._car_struct = struct.Struct(f"={self.car_block}f")
         self._turn_struct = struct.Struct("=8f")
         self._tables_struct = struct.Struct(f"={self.tables_size}f")
@@ -134,9 +161,20 @@ class ObservationEncoder:
         self._one = np.array(1.0, dtype=np.float32)
         self._minus_one = np.array(-1.0, dtype=np.float32)
         lap_norm = r.laps + 1
-        self._car_consts = (tr.length, r.laps, lap_norm, lap_norm * tr.length, self.speed_scale,
-                            self.max_scale, max(1, r.luck_chips), r.pit.chip_cap,
-                            r.gadget_hand_limit + 1, self.num_gadgets, tr.lane, tr.rating)
+        self._car_consts = (
+            tr.length,
+            r.laps,
+            lap_norm,
+            lap_norm * tr.length,
+            self.speed_scale,
+            self.max_scale,
+            max(1, r.luck_chips),
+            r.pit.chip_cap,
+            r.gadget_hand_limit + 1,
+            self.num_gadgets,
+            tr.lane,
+            tr.rating,
+        )
         self._car_zeros = (0.0,) * (self.car_block - CAR_FEATURES)
         # per seat: (key, bytes) of its car block; the tables: their inputs and bytes
         self._car_cache: list[tuple | None] = [None] * self.n
@@ -204,9 +242,26 @@ class ObservationEncoder:
                     planes[car_plane[rel] + rot[sq]] = 1.0 if c.facing == 0 else -1.0
             ch = c.chips
             card = cards[s]
-            key = (c.speed, c.max_speed, c.best_u, c.luck, c.owed, ch[0], ch[1], ch[2],
-                   len(c.gadgets), len(c.spent), in_pit, c.out, c.facing, sq, c.pit_order,
-                   pit_counter, card, tuple(c.lunacies))
+            key = (
+                c.speed,
+                c.max_speed,
+                c.best_u,
+                c.luck,
+                c.owed,
+                ch[0],
+                ch[1],
+                ch[2],
+                len(c.gadgets),
+                len(c.spent),
+                in_pit,
+                c.out,
+                c.facing,
+                sq,
+                c.pit_order,
+                pit_counter,
+                card,
+                tuple(c.lunacies),
+            )
             cached = car_cache[s]
             if cached is None or cached[0] != key:
                 cached = car_cache[s] = (key, self._car_bytes(c, card, pit_counter))
@@ -223,32 +278,46 @@ class ObservationEncoder:
         if turn is not None:
             turn_seat = turn["seat"]
             steps = turn["steps"]
-            parts.append(self._turn_struct.pack(
-                float(turn_seat == seat),
-                steps / 20.0,
-                max(0.0, min(1.0, (cars[turn_seat].speed // r.speed_per_square - steps) / 20.0)),
-                float(turn["ram"] == 1),
-                turn["drops"] / 2.0,
-                (turn["drop_kind"] + 1) / 3.0,
-                float(turn["ignore_max"]),
-                float(turn["rocket"]),
-            ))
+            parts.append(
+                self._turn_struct.pack(
+                    float(turn_seat == seat),
+                    steps / 20.0,
+                    max(
+                        0.0, min(1.0, (cars[turn_seat].speed // r.speed_per_square - steps) / 20.0)
+                    ),
+                    float(turn["ram"] == 1),
+                    turn["drops"] / 2.0,
+                    (turn["drop_kind"] + 1) / 3.0,
+                    float(turn["ignore_max"]),
+                    float(turn["rocket"]),
+                )
+            )
         else:
             parts.append(self._zero_turn)
 
         # ------------------------------------------------------------ tables
         cached = self._tables_cache  # (round, gadget deck size, hazard, turbo, supply, bytes)
-        if (cached is None or cached[0] != state.round or cached[1] != len(state.gadget_top)
-                or cached[2] != state.hazard_deck or cached[3] != state.turbo_deck
-                or cached[4] != state.supply):
+        if (
+            cached is None
+            or cached[0] != state.round
+            or cached[1] != len(state.gadget_top)
+            or cached[2] != state.hazard_deck
+            or cached[3] != state.turbo_deck
+            or cached[4] != state.supply
+        ):
             cached = self._tables_cache = (
-                state.round, len(state.gadget_top), list(state.hazard_deck),
-                list(state.turbo_deck), list(state.supply), self._tables_bytes(state))
+                state.round,
+                len(state.gadget_top),
+                list(state.hazard_deck),
+                list(state.turbo_deck),
+                list(state.supply),
+                self._tables_bytes(state),
+            )
         parts.append(cached[5])
 
         # ------------------------------------------------------------ tail
         ps = self.plane_size
-        planes.cast("B")[4 * ps:] = b"".join(parts)
+        planes.cast("B")[4 * ps :] = b"".join(parts)
         t = planes[ps:]  # the tail's float32 slots
         # the car slots that depend on the observer, the turn or the decision
         length = tr.length
@@ -337,8 +406,20 @@ class ObservationEncoder:
 
     def _car_bytes(self, c: Car, card: int | None, pit_counter: int) -> bytes:
         """A car's block as float32 bytes, 0 in the slots :meth:`encode` writes later."""
-        (length, laps_to_win, lap_norm, left_norm, speed_scale, max_scale, luck_norm, cap,
-         hand_norm, num_gadgets, lane_of, rating) = self._car_consts
+        (
+            length,
+            laps_to_win,
+            lap_norm,
+            left_norm,
+            speed_scale,
+            max_scale,
+            luck_norm,
+            cap,
+            hand_norm,
+            num_gadgets,
+            lane_of,
+            rating,
+        ) = self._car_consts
         speed, max_speed, luck, best_u, owed = c.speed, c.max_speed, c.luck, c.best_u, c.owed
         ch = c.chips
         sq = c.square

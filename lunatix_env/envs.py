@@ -123,8 +123,10 @@ class LunatixAdapter(GameAdapter):
         out = np.zeros(self.num_players, dtype=np.float64)
         for b, a in zip(before.cars, after.cars, strict=True):
             progress = (a.best_u - b.best_u) / length - (a.owed - b.owed)
-            out[a.seat] = (self._shaping.progress * progress
-                           - self._shaping.damage * (b.max_speed - a.max_speed) / loss)
+            out[a.seat] = (
+                self._shaping.progress * progress
+                - self._shaping.damage * (b.max_speed - a.max_speed) / loss
+            )
         return out
 
     def render_ansi(self, state: State) -> str:
@@ -148,11 +150,16 @@ class LunatixAdapter(GameAdapter):
         return HumanViewer("Lunatix Loop")
 
 
-def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
-                 config: str | Path | EnvConfig | RulesConfig | None = None,
-                 turn_around: bool | None = None, four_opening_pit: bool | None = None,
-                 track: str | None = None, decks: str | None = None,
-                 shaping: dict[str, float] | Shaping | None = None) -> LunatixAdapter:
+def make_adapter(
+    num_players: int | None = None,
+    max_rounds: int | None = None,
+    config: str | Path | EnvConfig | RulesConfig | None = None,
+    turn_around: bool | None = None,
+    four_opening_pit: bool | None = None,
+    track: str | None = None,
+    decks: str | None = None,
+    shaping: dict[str, float] | Shaping | None = None,
+) -> LunatixAdapter:
     """Build the game and adapter from env keyword options (see :class:`raw_env`)."""
     if isinstance(config, RulesConfig):
         env_config, rules_source = EnvConfig(), config
@@ -161,9 +168,14 @@ def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
         base = Path(env_config.base_dir) if env_config.base_dir else CONFIG_DIR
         rules_source = base / env_config.rules
     overrides: dict[str, Any] = {}
-    for key, value in (("num_players", num_players), ("round_limit", max_rounds),
-                       ("turn_around", turn_around), ("four_opening_pit", four_opening_pit),
-                       ("track", track), ("decks", decks)):
+    for key, value in (
+        ("num_players", num_players),
+        ("round_limit", max_rounds),
+        ("turn_around", turn_around),
+        ("four_opening_pit", four_opening_pit),
+        ("track", track),
+        ("decks", decks),
+    ):
         if value is not None:
             overrides[key] = value
     if isinstance(rules_source, RulesConfig):
@@ -176,8 +188,11 @@ def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
     else:
         rules = load_rules(rules_source, **overrides)
     if shaping is not None:
-        sh = shaping if isinstance(shaping, Shaping) else from_mapping(
-            Shaping, dict(shaping), "<shaping>")
+        sh = (
+            shaping
+            if isinstance(shaping, Shaping)
+            else from_mapping(Shaping, dict(shaping), "<shaping>")
+        )
         env_config = replace(env_config, shaping=sh)
     return LunatixAdapter(Game(rules), env_config)
 
@@ -279,7 +294,8 @@ def _add_tables() -> None:
     for cls in (raw_env, LunatixParallelEnv):
         cls.__doc__ = (cls.__doc__ or "") + _DOC_TABLES.format(**sizes)
     LunatixSingleAgentEnv.__doc__ = (LunatixSingleAgentEnv.__doc__ or "") + (
-        _SINGLE_DOC_TABLES.format(**sizes))
+        _SINGLE_DOC_TABLES.format(**sizes)
+    )
 
 
 def register_envs() -> None:

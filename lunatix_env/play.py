@@ -29,8 +29,9 @@ def _cards(state: State, actions: Mapping[int, Any]) -> str | None:
 def play_random_game(game: Game, seed: int, verbose: bool = True) -> tuple[State, GameRecord]:
     """Play a game with uniformly random legal actions; print each round (the track when the
     cards are chosen, then the cards) when verbose. Returns the final state and the record."""
-    return play.play_random_game(game, seed, RECORD_NAME, show=_card_choice, describe=_cards,
-                                 out=print if verbose else None)
+    return play.play_random_game(
+        game, seed, RECORD_NAME, show=_card_choice, describe=_cards, out=print if verbose else None
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -39,8 +40,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--turn-around", action="store_true")
     ap.add_argument("--four-pit", action="store_true")
     args = ap.parse_args(argv)
-    game = Game(num_players=args.players, turn_around=args.turn_around,
-                four_opening_pit=args.four_pit)
+    game = Game(
+        num_players=args.players, turn_around=args.turn_around, four_opening_pit=args.four_pit
+    )
     _, record = play_random_game(game, args.seed)
     play.save_record(record, args.record)
 

@@ -42,11 +42,11 @@ Colour = tuple[int, int, int]
 
 #: one colour per seat (cars and the panel), distinct from the chip colours
 SEAT_COLOURS: tuple[Colour, ...] = (
-    (250, 204, 40),   # yellow
-    (70, 200, 245),   # sky blue
-    (240, 90, 205),   # pink
-    (130, 225, 70),   # lime
-    (255, 140, 40),   # orange
+    (250, 204, 40),  # yellow
+    (70, 200, 245),  # sky blue
+    (240, 90, 205),  # pink
+    (130, 225, 70),  # lime
+    (255, 140, 40),  # orange
     (245, 245, 245),  # white
 )
 #: chip kinds in the engine's order: tacks, oil, glue
@@ -75,9 +75,10 @@ FINISH_BLACK: Colour = (14, 14, 14)
 
 PANEL_WIDTH = 136
 MARGIN = 8
-BORDER = 0.14        # white edge / kerb width beyond the outer lanes (world units)
-PIT_GAP = 0.45       # from the inside lane's edge to the pit box (world units)
-PIT_DEPTH = 1.9      # the pit box's depth (world units)
+BORDER = 0.14  # white edge / kerb width beyond the outer lanes (world units)
+PIT_GAP = 0.45  # from the inside lane's edge to the pit box (world units)
+PIT_DEPTH = 1.9  # the pit box's depth (world units)
+
 
 def render_ansi(state: State) -> str:
     """``str(state)`` plus, when a decision is pending, one line naming it and its deciders."""
@@ -118,8 +119,10 @@ class _Piece:
 
     def centre(self) -> tuple[float, float]:
         """An arc's centre (world)."""
-        return (self.x0 - self.radius * math.sin(self.heading),
-                self.y0 + self.radius * math.cos(self.heading))
+        return (
+            self.x0 - self.radius * math.sin(self.heading),
+            self.y0 + self.radius * math.cos(self.heading),
+        )
 
     def end(self) -> tuple[float, float, float]:
         """End point and heading."""
@@ -247,8 +250,9 @@ class _Layout:
         """Outward offset of a lane's middle from the centreline (lane 0 inside)."""
         return lane + 0.5 - self.hw
 
-    def locate(self, wx: np.ndarray, wy: np.ndarray, off_min: float, off_max: float
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def locate(
+        self, wx: np.ndarray, wy: np.ndarray, off_min: float, off_max: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For world points: track s, outward offset, world length per unit s there, the piece
         index (-1: none within the offsets) and whether that piece is straight."""
         shape = wx.shape
@@ -287,7 +291,7 @@ class _Layout:
 def _disc_alpha(r: float, pad: int = 1) -> np.ndarray:
     """An anti-aliased disc of radius ``r`` centred in an odd square patch."""
     h = int(math.ceil(r)) + pad
-    yy, xx = np.mgrid[-h:h + 1, -h:h + 1]
+    yy, xx = np.mgrid[-h : h + 1, -h : h + 1]
     return np.clip(r + 0.5 - np.hypot(xx, yy), 0.0, 1.0).astype(np.float32)
 
 
@@ -295,7 +299,7 @@ def _disc_alpha(r: float, pad: int = 1) -> np.ndarray:
 def _ring_alpha(r: float, width: float) -> np.ndarray:
     """An anti-aliased ring of mid radius ``r``."""
     h = int(math.ceil(r + width)) + 1
-    yy, xx = np.mgrid[-h:h + 1, -h:h + 1]
+    yy, xx = np.mgrid[-h : h + 1, -h : h + 1]
     return np.clip(width / 2 + 0.5 - np.abs(np.hypot(xx, yy) - r), 0.0, 1.0).astype(np.float32)
 
 
@@ -303,7 +307,7 @@ def _ring_alpha(r: float, width: float) -> np.ndarray:
 def _cross_alpha(a: float, width: float) -> np.ndarray:
     """An anti-aliased X with arms reaching ``a`` pixels from the centre."""
     h = int(math.ceil(a + width)) + 1
-    yy, xx = np.mgrid[-h:h + 1, -h:h + 1].astype(np.float32)
+    yy, xx = np.mgrid[-h : h + 1, -h : h + 1].astype(np.float32)
     d = np.minimum(np.abs(xx - yy), np.abs(xx + yy)) / math.sqrt(2)
     box = np.clip(a + 0.5 - np.maximum(np.abs(xx), np.abs(yy)), 0.0, 1.0)
     return (np.clip(width / 2 + 0.5 - d, 0.0, 1.0) * box).astype(np.float32)
@@ -319,14 +323,17 @@ def _blend(img: np.ndarray, cx: float, cy: float, alpha: np.ndarray, colour: Col
     if ax0 >= ax1 or ay0 >= ay1:
         return
     a = alpha[ay0:ay1, ax0:ax1, None]
-    region = img[y0 + ay0:y0 + ay1, x0 + ax0:x0 + ax1]
+    region = img[y0 + ay0 : y0 + ay1, x0 + ax0 : x0 + ax1]
     col = np.array(colour, dtype=np.float32)
     region[...] = (region * (1.0 - a) + col * a + 0.5).astype(np.uint8)
 
 
 def _mix(a: Colour, b: Colour, t: float) -> Colour:
-    return (int(round(a[0] + (b[0] - a[0]) * t)), int(round(a[1] + (b[1] - a[1]) * t)),
-            int(round(a[2] + (b[2] - a[2]) * t)))
+    return (
+        int(round(a[0] + (b[0] - a[0]) * t)),
+        int(round(a[1] + (b[1] - a[1]) * t)),
+        int(round(a[2] + (b[2] - a[2]) * t)),
+    )
 
 
 class BoardPainter:
@@ -343,8 +350,13 @@ class BoardPainter:
     ``seat_colours`` overrides :data:`SEAT_COLOURS`.
     """
 
-    def __init__(self, game: Game, size: tuple[int, int] = (640, 400), panel: bool = True,
-                 seat_colours: tuple[Colour, ...] = SEAT_COLOURS) -> None:
+    def __init__(
+        self,
+        game: Game,
+        size: tuple[int, int] = (640, 400),
+        panel: bool = True,
+        seat_colours: tuple[Colour, ...] = SEAT_COLOURS,
+    ) -> None:
         width, height = int(size[0]), int(size[1])
         if width < 64 or height < 48:
             raise ValueError(f"picture size {size} is too small (at least 64 x 48)")
@@ -471,14 +483,21 @@ class BoardPainter:
             self._paint_pit(out, S, OFF, DS, found, STRAIGHT)
         img[:, :W] = (out + 0.5).astype(np.uint8)
         if self.panel_x < self.width:
-            img[:, self.panel_x:] = PANEL
-            img[:, self.panel_x:self.panel_x + 2] = (60, 66, 78)
+            img[:, self.panel_x :] = PANEL
+            img[:, self.panel_x : self.panel_x + 2] = (60, 66, 78)
         self._label_openings(img)
         self._label_ratings(img)
         return img
 
-    def _paint_pit(self, out: np.ndarray, S: np.ndarray, OFF: np.ndarray, DS: np.ndarray,
-                   found: np.ndarray, straight: np.ndarray) -> None:
+    def _paint_pit(
+        self,
+        out: np.ndarray,
+        S: np.ndarray,
+        OFF: np.ndarray,
+        DS: np.ndarray,
+        found: np.ndarray,
+        straight: np.ndarray,
+    ) -> None:
         lay, tr, scale, hw = self.layout, self.game.track, self.scale, self.layout.hw
         ref = (self.pit_lo + self.pit_hi) / 2
         rel = lay.wrap(S - ref) + ref
@@ -487,8 +506,13 @@ class BoardPainter:
         box = allow & (rel >= self.pit_lo) & (rel <= self.pit_hi)
         box &= (OFF >= self.pit_in) & (OFF <= self.pit_out)
         out[box] = PIT_FLOOR
-        d = np.minimum(np.minimum(rel - self.pit_lo, self.pit_hi - rel) * DS,
-                       np.minimum(OFF - self.pit_in, self.pit_out - OFF)) * scale
+        d = (
+            np.minimum(
+                np.minimum(rel - self.pit_lo, self.pit_hi - rel) * DS,
+                np.minimum(OFF - self.pit_in, self.pit_out - OFF),
+            )
+            * scale
+        )
         lw = max(1.5, 0.09 * scale)
         out[box & (d < lw)] = PIT_LINE
         active = {o.name for o in tr.openings}
@@ -525,13 +549,18 @@ class BoardPainter:
             for k, sq in enumerate(members):
                 prev = members[k - 1]
                 rating = tr.rating[sq]
-                if rating is None or (tr.curve[prev] == tr.curve[sq]
-                                      and tr.rating[prev] == rating):
+                if rating is None or (tr.curve[prev] == tr.curve[sq] and tr.rating[prev] == rating):
                     continue
                 label = str(rating)
                 x, y = self.centres[sq]
-                draw_text(img, int(round(x - text_width(label, 1) / 2)), int(round(y - 2)),
-                          label, RATING_TEXT, 1)
+                draw_text(
+                    img,
+                    int(round(x - text_width(label, 1) / 2)),
+                    int(round(y - 2)),
+                    label,
+                    RATING_TEXT,
+                    1,
+                )
 
     def _label_openings(self, img: np.ndarray) -> None:
         lay, tr = self.layout, self.game.track
@@ -541,8 +570,9 @@ class BoardPainter:
             x, y, _ = lay.at(lay.s[o.square], self.pit_out - 0.45)
             cx, cy = self.ox + self.scale * float(x[0]), self.oy - self.scale * float(y[0])
             sc = 2 if self.scale >= 18 else 1
-            draw_text(img, int(cx - text_width(o.name, sc) / 2), int(cy - 2.5 * sc), o.name,
-                      DIM_TEXT, sc)
+            draw_text(
+                img, int(cx - text_width(o.name, sc) / 2), int(cy - 2.5 * sc), o.name, DIM_TEXT, sc
+            )
 
     # ------------------------------------------------------------------ dynamic pieces
     def paint(self, state: State) -> np.ndarray:
@@ -569,8 +599,7 @@ class BoardPainter:
             self._paint_panel(img, state)
         return img
 
-    def _car_at(self, img: np.ndarray, car: Car, x: float, y: float, tangent: np.ndarray
-                ) -> None:
+    def _car_at(self, img: np.ndarray, car: Car, x: float, y: float, tangent: np.ndarray) -> None:
         """One car (or wreck) centred at pixel (x, y); ``tangent`` is the race direction."""
         colour = self.seat_colours[car.seat]
         if car.out:
@@ -586,8 +615,9 @@ class BoardPainter:
         _blend(img, nx, ny, self._nose, DARK if car.facing == 0 else CW_MARK)
         sc = self.digit_scale
         if sc:
-            draw_text(img, int(round(x - 1.5 * sc)), int(round(y - 2.5 * sc)), str(car.seat),
-                      DARK, sc)
+            draw_text(
+                img, int(round(x - 1.5 * sc)), int(round(y - 2.5 * sc)), str(car.seat), DARK, sc
+            )
 
     def _paint_panel(self, img: np.ndarray, state: State) -> None:
         g = self.game
@@ -629,16 +659,21 @@ class BoardPainter:
             end = draw_text(img, end + 2, y + 1, f"/{car.max_speed}", DIM_TEXT)
             status = "OUT" if car.out else "PIT" if car.in_pit else "CW" if car.facing else ""
             if status:
-                draw_text(img, self.width - 6 - text_width(status), y + 1, status,
-                          CW_MARK if status != "PIT" else PIT_LINE)
+                draw_text(
+                    img,
+                    self.width - 6 - text_width(status),
+                    y + 1,
+                    status,
+                    CW_MARK if status != "PIT" else PIT_LINE,
+                )
             # speed bar: filled to speed, dark red beyond the car's maximum
             by = y + 14
-            img[by:by + 4, tx:tx + bar_w] = (58, 62, 72)
+            img[by : by + 4, tx : tx + bar_w] = (58, 62, 72)
             lost = int(round(bar_w * (1 - min(car.max_speed, full) / full)))
             if lost:
-                img[by:by + 4, tx + bar_w - lost:tx + bar_w] = (110, 30, 30)
+                img[by : by + 4, tx + bar_w - lost : tx + bar_w] = (110, 30, 30)
             fill = int(round(bar_w * min(car.speed, full) / full))
-            img[by:by + 4, tx:tx + fill] = colour
+            img[by : by + 4, tx : tx + fill] = colour
             if row_h >= 40:
                 ly = y + 22
                 laps = f"L{state.laps(car.seat)}/{state.laps_required(car.seat)}"
@@ -648,4 +683,3 @@ class BoardPainter:
                     _blend(img, cx2 + 3, ly + 5, _disc_alpha(3.0), CHIP_COLOURS[kind])
                     _blend(img, cx2 + 3, ly + 5, _ring_alpha(3.6, 1.0), (200, 200, 200))
                     cx2 = draw_text(img, cx2 + 9, ly, str(cnt), TEXT) + 3
-

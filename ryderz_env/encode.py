@@ -67,8 +67,24 @@ def chord_table(a: np.ndarray, b: np.ndarray, radii: np.ndarray) -> np.ndarray:
     ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
     half = length / 2.0
     r = np.broadcast_to(radii, length.shape)
-    return np.stack([-uy, ux, ux, uy, ux * ay - uy * ax, ux * ax + uy * ay + half, half, r,
-                     ax, bx, ay, by, r * r, r * r])
+    return np.stack(
+        [
+            -uy,
+            ux,
+            ux,
+            uy,
+            ux * ay - uy * ax,
+            ux * ax + uy * ay + half,
+            half,
+            r,
+            ax,
+            bx,
+            ay,
+            by,
+            r * r,
+            r * r,
+        ]
+    )
 
 
 def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -> np.ndarray:
@@ -83,8 +99,22 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -
     n_ends = chords.shape[1] if n_ends is None else n_ends
     out = np.empty(n_rays)
     ox, oy = rays[:, n_rays].tolist()
-    cast_into(out, 0, (_NO_ANGLES, 0.0, ox, oy, np.ascontiguousarray(chords), n_ends, 0.0,
-                       _NO_ANGLES, np.ascontiguousarray(rays[:, :n_rays])), 0.0)
+    cast_into(
+        out,
+        0,
+        (
+            _NO_ANGLES,
+            0.0,
+            ox,
+            oy,
+            np.ascontiguousarray(chords),
+            n_ends,
+            0.0,
+            _NO_ANGLES,
+            np.ascontiguousarray(rays[:, :n_rays]),
+        ),
+        0.0,
+    )
     return out
 
 
@@ -95,8 +125,13 @@ def cast_into(out: np.ndarray, at: int, args: tuple, scale: float) -> None:
     cast(out, at, *head, scale, dirs)
 
 
-def ray_distances(origin: tuple[float, float], dirs: np.ndarray, segs: np.ndarray,
-                  radii: np.ndarray, max_range: float) -> np.ndarray:
+def ray_distances(
+    origin: tuple[float, float],
+    dirs: np.ndarray,
+    segs: np.ndarray,
+    radii: np.ndarray,
+    max_range: float,
+) -> np.ndarray:
     """For each unit direction (R, 2), the distance along the ray from ``origin`` to the
     first capsule (segments (S, 2, 2) grown by ``radii`` (S,)), capped at ``max_range``; an
     origin inside a capsule sees it at distance 0."""
@@ -146,14 +181,23 @@ class VectorEncoder:
         #: middle, as wide and as deep as the token
         lp_r = self.lp_depth / 2.0
         lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
-        local = {key: (shape.centreline(1 if shape.side == 0 else arc_segments(
-            shape.angle, shape.radius, RAY_SAGITTA)), self.half_width)
-            for key, shape in game.shapes.items()}
+        local = {
+            key: (
+                shape.centreline(
+                    1 if shape.side == 0 else arc_segments(shape.angle, shape.radius, RAY_SAGITTA)
+                ),
+                self.half_width,
+            )
+            for key, shape in game.shapes.items()
+        }
         local[LAUNCH] = (np.array([[lp_r, -lp_half], [lp_r, lp_half]]), lp_r)
         self._shape_tables = {
-            key: (chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)),
-                  np.ascontiguousarray(pts, dtype=float))
-            for key, (pts, radius) in local.items()}
+            key: (
+                chord_table(pts[:-1], pts[1:], np.full(len(pts) - 1, radius)),
+                np.ascontiguousarray(pts, dtype=float),
+            )
+            for key, (pts, radius) in local.items()
+        }
         #: per Lazer (its newest element and length), its :class:`LazerTables`
         self._lazer_cache: dict[tuple[Element, int], LazerTables] = {}
         self._no_recent = np.zeros((recent_pieces, 6))
@@ -225,36 +269,50 @@ class VectorEncoder:
         if prev is not None:
             pose, ex = front.pose, front.exit
             chords, recent = extend(
-                prev.chords, prev.recent, *self._shape_tables[self._shape_key(front)],
-                pose.x, pose.y, pose.h, ex.x, ex.y, launch)
-            got = LazerTables(chords, chords.shape[1] - prev.chords.shape[1],
-                              prev.pieces + (not launch), recent)
+                prev.chords,
+                prev.recent,
+                *self._shape_tables[self._shape_key(front)],
+                pose.x,
+                pose.y,
+                pose.h,
+                ex.x,
+                ex.y,
+                launch,
+            )
+            got = LazerTables(
+                chords, chords.shape[1] - prev.chords.shape[1], prev.pieces + (not launch), recent
+            )
         else:
             recent = np.zeros((self.recent, 6))
-            for j, el in enumerate(reversed(lazer[-self.recent:])):
+            for j, el in enumerate(reversed(lazer[-self.recent :])):
                 recent[j] = (1.0, el.pose.x, el.pose.y, el.exit.x, el.exit.y, float(el.is_launch))
             tables = [self._capsules(el) for el in lazer]
-            got = LazerTables(np.concatenate(tables, axis=1), tables[-1].shape[1],
-                              sum(1 for el in lazer if not el.is_launch), recent)
+            got = LazerTables(
+                np.concatenate(tables, axis=1),
+                tables[-1].shape[1],
+                sum(1 for el in lazer if not el.is_launch),
+                recent,
+            )
         if len(self._lazer_cache) >= LAZER_CACHE:  # (cheaper than evicting one by one)
             self._lazer_cache.clear()
         self._lazer_cache[key] = got
         return got
 
-    def rays(self, state: State, seat: int,
-             tables: list[LazerTables | None] | None = None) -> np.ndarray:
+    def rays(
+        self, state: State, seat: int, tables: list[LazerTables | None] | None = None
+    ) -> np.ndarray:
         """Distances (fractions of ``ray_range``) from the observer's point along each ray;
         ``tables``, the seats' Lazer tables (observer first), when the caller has them."""
         if tables is None:
-            tables = [self._lazer_tables(state.players[s].lazer)
-                      for s in self._seat_orders[seat]]
+            tables = [self._lazer_tables(state.players[s].lazer) for s in self._seat_orders[seat]]
         fr = self.frame(state, seat)
         dist = np.empty(self.num_rays)
         cast_into(dist, 0, self._cast_args(state, seat, fr, tables), self.ray_range)
         return dist
 
-    def _cast_args(self, state: State, seat: int, fr: Pose,
-                   tables: list[LazerTables | None]) -> tuple:
+    def _cast_args(
+        self, state: State, seat: int, fr: Pose, tables: list[LazerTables | None]
+    ) -> tuple:
         """What :func:`ryderz_env.raycast.cast` needs besides its output and the scale (the
         ``args`` of :func:`cast_into`): the ray angles and the heading, the origin, the
         capsules (the seats' Lazers', the observer's without the piece it sits on, then a
@@ -272,7 +330,7 @@ class VectorEncoder:
         own = tables[0]
         chords = [t.chords for t in tables if t is not None]
         if own is not None and me.head == me.lazer[-1].exit:  # leave out the piece it sits on
-            chords[0] = chords[0][:, :chords[0].shape[1] - own.front]
+            chords[0] = chords[0][:, : chords[0].shape[1] - own.front]
         n_ends = sum(c.shape[1] for c in chords)
         # a convex table's edges are capsules of radius 0 too, seen from inside it
         if self._edge_table is not None:
@@ -285,8 +343,17 @@ class VectorEncoder:
             table = np.concatenate(chords, axis=1)
         else:  # (contiguous, as every call passes it: one compiled signature)
             table = np.ascontiguousarray(chords[0]) if chords else self._no_chords
-        return (self.ray_angles, fr.h, ox, oy, table, n_ends, tb.radius if tb.is_circle else 0.0,
-                edge_dist, dirs)
+        return (
+            self.ray_angles,
+            fr.h,
+            ox,
+            oy,
+            table,
+            n_ends,
+            tb.radius if tb.is_circle else 0.0,
+            edge_dist,
+            dirs,
+        )
 
     def _edge_distances(self, dirs: np.ndarray, ox: float, oy: float) -> np.ndarray:
         """Per ray (unit directions ``dirs`` (2, R) from (``ox``, ``oy``)), the distance to a
@@ -346,7 +413,7 @@ class VectorEncoder:
         out[i + me.gear - 1] = 1.0
         i += self.top
         ms = self.max_supply
-        out[i:i + 3 * self.top] = [v / ms for gear in me.supply for v in gear]
+        out[i : i + 3 * self.top] = [v / ms for gear in me.supply for v in gear]
         i += 3 * self.top
         out[i], out[i + 1] = float(r.powers), float(r.powers and me.power_ready)
         i += 2
@@ -373,17 +440,27 @@ class VectorEncoder:
             out[i + 1] = sum(map(sum, p.supply)) / self._total_supply
             i += 2
         # per Prizm slot: position, distance, owner slot, locked (by the compiled call)
-        prizms = [(q.x, q.y, 0 if q.owner < 0 else 1 + (q.owner - seat) % n, locked)
-                  for q, locked in zip(state.prizms[: self.prizm_slots], state.locks(),
-                                       strict=False)]
+        prizms = [
+            (q.x, q.y, 0 if q.owner < 0 else 1 + (q.owner - seat) % n, locked)
+            for q, locked in zip(state.prizms[: self.prizm_slots], state.locks(), strict=False)
+        ]
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
         # the rays, then the poses, Prizms and recent pieces moved into the observer's frame,
         # and the clip to [-1, 1], in two compiled calls
         cast_into(vec, self._head_size, self._cast_args(state, seat, fr, tables), self.ray_range)
         no = self._no_recent
-        finish(vec, np.array((fx, fy, fh, k)), np.array(heads, dtype=float).reshape(-1, 4),
-               others_at, self._other_size, np.array(prizms, dtype=float).reshape(-1, 4), i,
-               6 + n, n, np.concatenate([no if t is None else t.recent for t in tables]),
-               self._head_size + self.num_rays)
+        finish(
+            vec,
+            np.array((fx, fy, fh, k)),
+            np.array(heads, dtype=float).reshape(-1, 4),
+            others_at,
+            self._other_size,
+            np.array(prizms, dtype=float).reshape(-1, 4),
+            i,
+            6 + n,
+            n,
+            np.concatenate([no if t is None else t.recent for t in tables]),
+            self._head_size + self.num_rays,
+        )
         return vec

@@ -88,11 +88,9 @@ class EnvConfig:
         for name, enum_cls in (("action_mode", ActionMode), ("obs_mode", ObsMode)):
             value = getattr(self, name)
             if value not in {m.value for m in enum_cls}:
-                raise ConfigError(f"{name} {value!r} is not one of "
-                                  f"{[m.value for m in enum_cls]}")
+                raise ConfigError(f"{name} {value!r} is not one of {[m.value for m in enum_cls]}")
         if self.launch_positions < 2:
-            raise ConfigError(f"launch_positions must be at least 2, got "
-                              f"{self.launch_positions}")
+            raise ConfigError(f"launch_positions must be at least 2, got {self.launch_positions}")
         if self.image_size < 8:
             raise ConfigError(f"image_size must be at least 8, got {self.image_size}")
 
@@ -120,17 +118,20 @@ class RyderzAdapter(GameAdapter):
         self._build_encoders()
         self.image_shape = (len(IMAGE_CHANNELS), env_config.image_size, env_config.image_size)
         self.codec = game.codec
-        self.layout = (DiscreteLayout(game, env_config.launch_positions,
-                                      self.vector.prizm_slots)
-                       if self.action_mode is ActionMode.DISCRETE else None)
+        self.layout = (
+            DiscreteLayout(game, env_config.launch_positions, self.vector.prizm_slots)
+            if self.action_mode is ActionMode.DISCRETE
+            else None
+        )
         self.mask_key = "legal_mask" if self.action_mode is ActionMode.BOX else "action_mask"
         self._shaping = env_config.shaping
 
     def _build_encoders(self) -> None:
         cfg = self.env_config
         self.vector = VectorEncoder(self.game, cfg.num_rays, cfg.recent_pieces)
-        self.image: Any = (ImageEncoder(self.game, cfg.image_size)
-                           if self.obs_mode is ObsMode.IMAGE else None)
+        self.image: Any = (
+            ImageEncoder(self.game, cfg.image_size) if self.obs_mode is ObsMode.IMAGE else None
+        )
         self._painter: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -162,10 +163,12 @@ class RyderzAdapter(GameAdapter):
         ``uint8`` raster (channels first)."""
         if self.image is None:
             return super().observation_space()
-        return spaces.Dict({
-            "observation": spaces.Box(0, 255, self.image_shape, np.uint8),
-            self.mask_key: spaces.Box(0, 1, (self.num_actions,), np.int8),
-        })
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(0, 255, self.image_shape, np.uint8),
+                self.mask_key: spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
 
     def action_space(self) -> spaces.Space:
         """The action space of the mode (see :class:`raw_env`)."""
@@ -257,15 +260,19 @@ class RyderzAdapter(GameAdapter):
             return None
         return Action.launch(a.arg, x)
 
-    def random_action(self, state: State, seat: int, legal: list[int],
-                      rng: np.random.Generator) -> Any:
+    def random_action(
+        self, state: State, seat: int, legal: list[int], rng: np.random.Generator
+    ) -> Any:
         """A uniformly random legal action (a Launch Point anywhere in reach)."""
         if self.layout is not None:
             return super().random_action(state, seat, legal, rng)
         index = legal[int(rng.integers(len(legal)))]
         a = self.codec.actions[index]
-        return Action.launch(a.arg, float(rng.uniform(-1.0, 1.0))) if (
-            a.kind is ActionKind.LAUNCH) else a
+        return (
+            Action.launch(a.arg, float(rng.uniform(-1.0, 1.0)))
+            if (a.kind is ActionKind.LAUNCH)
+            else a
+        )
 
     def forced_action(self, state: State, seat: int, legal: list[int]) -> Any:
         """The only legal action; a launch is never forced (its position is a choice)."""
@@ -282,8 +289,7 @@ class RyderzAdapter(GameAdapter):
             raise ValueError("the action mask allows no action")
         if self.action_mode is ActionMode.HYBRID:
             index = int(legal[int(rng.integers(len(legal)))])
-            return {"discrete": index,
-                    "x": np.array([rng.uniform(-1.0, 1.0)], dtype=np.float32)}
+            return {"discrete": index, "x": np.array([rng.uniform(-1.0, 1.0)], dtype=np.float32)}
         return rng.uniform(-1.0, 1.0, len(self.codec) + 1).astype(np.float32)
 
     def describe_illegal(self, state: State, seat: int, action: Any, legal: list[int]) -> str:
@@ -294,22 +300,30 @@ class RyderzAdapter(GameAdapter):
         who = f"action {action!r} for player_{seat}"
         if self.action_mode is ActionMode.BOX:
             n = len(self.codec) + 1
-            return (f"{who}: {_box_problem(action, n)}; it must be {n} finite scores in "
-                    f"[-1, 1] (one per discrete option, then the Launch Point position)")
+            return (
+                f"{who}: {_box_problem(action, n)}; it must be {n} finite scores in "
+                f"[-1, 1] (one per discrete option, then the Launch Point position)"
+            )
         if not isinstance(action, Mapping) or set(action) != {"discrete", "x"}:
             got = f" (got keys {sorted(map(str, action))})" if isinstance(action, Mapping) else ""
-            return (f"{who} must be a dict with exactly the keys 'discrete' and 'x'{got}: "
-                    f"{{'discrete': index, 'x': [position in -1..1]}}")
+            return (
+                f"{who} must be a dict with exactly the keys 'discrete' and 'x'{got}: "
+                f"{{'discrete': index, 'x': [position in -1..1]}}"
+            )
         index = as_index(action["discrete"])
         if index is None:
-            return (f"{who}: 'discrete' must be an integer index (not a bool or a fraction), "
-                    f"got {action['discrete']!r}; legal indices: {choices}")
+            return (
+                f"{who}: 'discrete' must be an integer index (not a bool or a fraction), "
+                f"got {action['discrete']!r}; legal indices: {choices}"
+            )
         if index not in legal:
             return f"{who}: index {index} is not legal now; legal indices: {choices}"
         x = _as_position(action["x"])  # a launch (to_engine ignores x elsewhere)
         if x is None:
-            return (f"{who}: 'x' must be one finite number in [-1, 1] (the Launch Point "
-                    f"position), got {action['x']!r}")
+            return (
+                f"{who}: 'x' must be one finite number in [-1, 1] (the Launch Point "
+                f"position), got {action['x']!r}"
+            )
         reason = state.illegal_reason(seat, Action.launch(self.codec.actions[index].arg, x))
         return f"{who}: {reason}"
 
@@ -328,8 +342,7 @@ class RyderzAdapter(GameAdapter):
         w = self._shaping
         for seat in range(self.num_players):
             gained = after.score(seat) - before.score(seat)
-            crashed = (before.players[seat].head is not None
-                       and after.players[seat].head is None)
+            crashed = before.players[seat].head is not None and after.players[seat].head is None
             out[seat] = w.prizms * gained - w.crash * crashed
         return out
 
@@ -384,8 +397,9 @@ def _box_problem(value: Any, n: int) -> str:
         arr = None if isinstance(value, str | bytes | Mapping) else np.asarray(value)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or not (np.issubdtype(arr.dtype, np.integer)
-                           or np.issubdtype(arr.dtype, np.floating)):
+    if arr is None or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
         return f"must be {n} numbers, not {type(value).__name__}"
     if arr.shape != (n,):
         return f"shape {arr.shape}, expected ({n},)"
@@ -396,12 +410,18 @@ def _box_problem(value: Any, n: int) -> str:
     return f"values outside [-1, 1] at {np.flatnonzero(np.abs(v) > 1.0).tolist()}"
 
 
-def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
-                 config: str | Path | EnvConfig | RulesConfig | None = None,
-                 table: str | None = None, powers: bool | None = None,
-                 action_mode: str | None = None, obs_mode: str | None = None,
-                 launch_positions: int | None = None, image_size: int | None = None,
-                 shaping: Mapping[str, float] | Shaping | None = None) -> RyderzAdapter:
+def make_adapter(
+    num_players: int | None = None,
+    max_rounds: int | None = None,
+    config: str | Path | EnvConfig | RulesConfig | None = None,
+    table: str | None = None,
+    powers: bool | None = None,
+    action_mode: str | None = None,
+    obs_mode: str | None = None,
+    launch_positions: int | None = None,
+    image_size: int | None = None,
+    shaping: Mapping[str, float] | Shaping | None = None,
+) -> RyderzAdapter:
     """Build the game and adapter from env keyword options (see :class:`raw_env`)."""
     if isinstance(config, RulesConfig):
         env_config, rules_source = EnvConfig(), config
@@ -410,8 +430,12 @@ def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
         base = Path(env_config.base_dir) if env_config.base_dir else CONFIG_DIR
         rules_source = base / env_config.rules
     overrides: dict[str, Any] = {}
-    for key, value in (("num_players", num_players), ("round_limit", max_rounds),
-                       ("table", table), ("powers", powers)):
+    for key, value in (
+        ("num_players", num_players),
+        ("round_limit", max_rounds),
+        ("table", table),
+        ("powers", powers),
+    ):
         if value is not None:
             overrides[key] = value
     if isinstance(rules_source, RulesConfig):
@@ -421,13 +445,20 @@ def make_adapter(num_players: int | None = None, max_rounds: int | None = None,
     else:
         rules = load_rules(rules_source, **overrides)
     env_overrides: dict[str, Any] = {}
-    for key, value in (("action_mode", action_mode), ("obs_mode", obs_mode),
-                       ("launch_positions", launch_positions), ("image_size", image_size)):
+    for key, value in (
+        ("action_mode", action_mode),
+        ("obs_mode", obs_mode),
+        ("launch_positions", launch_positions),
+        ("image_size", image_size),
+    ):
         if value is not None:
             env_overrides[key] = value
     if shaping is not None:
-        env_overrides["shaping"] = shaping if isinstance(shaping, Shaping) else from_mapping(
-            Shaping, dict(shaping), "<shaping>")
+        env_overrides["shaping"] = (
+            shaping
+            if isinstance(shaping, Shaping)
+            else from_mapping(Shaping, dict(shaping), "<shaping>")
+        )
     if env_overrides:
         env_config = replace(env_config, **env_overrides)
     return RyderzAdapter(Game(rules), env_config)
@@ -558,18 +589,27 @@ def doc_sizes() -> dict[str, int]:
     """The symbols of the docstring tables for the default four-player game."""
     default = make_adapter()
     discrete = make_adapter(action_mode="discrete")
-    return {"D": default.observation_size(), "A": default.num_actions,
-            "K": discrete.num_actions, "C": len(IMAGE_CHANNELS),
-            "S": default.env_config.image_size}
+    return {
+        "D": default.observation_size(),
+        "A": default.num_actions,
+        "K": discrete.num_actions,
+        "C": len(IMAGE_CHANNELS),
+        "S": default.env_config.image_size,
+    }
 
 
 def _add_tables() -> None:
     symbols = _DOC_SYMBOLS.format(**doc_sizes())
     for cls in (raw_env, RyderzParallelEnv):
-        cls.__doc__ = ((cls.__doc__ or "") + symbols
-                       + _DOC_OBSERVATIONS.format(masks=_DOC_MASKS) + _DOC_ACTIONS)
-    RyderzSingleAgentEnv.__doc__ = ((RyderzSingleAgentEnv.__doc__ or "") + symbols
-                                    + _DOC_SINGLE_OBSERVATIONS + _DOC_ACTIONS)
+        cls.__doc__ = (
+            (cls.__doc__ or "")
+            + symbols
+            + _DOC_OBSERVATIONS.format(masks=_DOC_MASKS)
+            + _DOC_ACTIONS
+        )
+    RyderzSingleAgentEnv.__doc__ = (
+        (RyderzSingleAgentEnv.__doc__ or "") + symbols + _DOC_SINGLE_OBSERVATIONS + _DOC_ACTIONS
+    )
 
 
 def register_envs() -> None:

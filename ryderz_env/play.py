@@ -38,19 +38,32 @@ def _actions(state: State, actions: Mapping[int, Any]) -> str:
 def play_random_game(game: Game, seed: int, verbose: bool = True) -> tuple[State, GameRecord]:
     """Play a game with uniformly random legal actions; print the table at the start of each
     round and every decision when verbose. Returns the final state and the record."""
-    return play.play_random_game(game, seed, RECORD_NAME, show=_RoundShown(),
-                                 describe=_actions, out=print if verbose else None)
+    return play.play_random_game(
+        game,
+        seed,
+        RECORD_NAME,
+        show=_RoundShown(),
+        describe=_actions,
+        out=print if verbose else None,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
     ap = play.parser(__doc__)
     ap.add_argument("--powers", action="store_true", help="with Power Prizms")
-    ap.add_argument("--table", default="standard",
-                    help="a table preset (standard, small, large, rectangle, hexagon, long) "
-                         "or a table YAML path")
-    ap.add_argument("--gif", type=Path, metavar="PATH",
-                    help="also draw the game as an animated GIF (needs Pillow)")
+    ap.add_argument(
+        "--table",
+        default="standard",
+        help="a table preset (standard, small, large, rectangle, hexagon, long) "
+        "or a table YAML path",
+    )
+    ap.add_argument(
+        "--gif",
+        type=Path,
+        metavar="PATH",
+        help="also draw the game as an animated GIF (needs Pillow)",
+    )
     args = ap.parse_args(argv)
     game = Game(num_players=args.players, powers=args.powers, table=args.table)
     _, record = play_random_game(game, args.seed)

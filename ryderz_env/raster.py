@@ -62,8 +62,9 @@ class ImageEncoder:
 
     channels = ("own_lazer", "other_lazers", "neutral", "own_prizms", "other_prizms", "table")
 
-    def __init__(self, game: Game, size: int = 64, extent: float | None = None,
-                 supersample: int = 2) -> None:
+    def __init__(
+        self, game: Game, size: int = 64, extent: float | None = None, supersample: int = 2
+    ) -> None:
         if size < 2:
             raise ValueError(f"size must be at least 2, got {size}")
         if not 1 <= supersample <= 5:
@@ -95,8 +96,9 @@ class ImageEncoder:
         self._xs = self._X0 + (np.arange(self._W) + 0.5) * res  # cell centres
         self._ys = self._Y1 - (np.arange(self._H) + 0.5) * res
         gx, gy = np.meshgrid(self._xs, self._ys)
-        self._base = np.where(shapely.contains_xy(tb.polygon, gx, gy), _TABLE_BIT,
-                              0).astype(np.uint16)
+        self._base = np.where(shapely.contains_xy(tb.polygon, gx, gy), _TABLE_BIT, 0).astype(
+            np.uint16
+        )
         self._base[[0, -1], :] = 0
         self._base[:, [0, -1]] = 0
         # ---- the samples in the observer's frame, in cells: right (u) and ahead (v), and
@@ -113,8 +115,9 @@ class ImageEncoder:
         self._shifts = shifts[:, None, None]
         # ---- caches: element footprints (weakly: they go with the elements), Prizm discs,
         # and the last Lazer raster with the elements drawn on it
-        self._feet: weakref.WeakKeyDictionary[Element, tuple[int, int, np.ndarray]] = \
+        self._feet: weakref.WeakKeyDictionary[Element, tuple[int, int, np.ndarray]] = (
             weakref.WeakKeyDictionary()
+        )
         self._discs: dict[tuple[float, float], tuple[int, int, np.ndarray]] = {}
         self._lazer_raster = self._base.copy()
         self._drawn: dict[int, Element] = {}
@@ -151,8 +154,7 @@ class ImageEncoder:
             lut += ((bits & mask) != 0).astype(np.uint32) << np.uint32(_FIELD * c)
         return lut
 
-    def _window(self, x0: float, y0: float, x1: float, y1: float
-                ) -> tuple[int, int, int, int]:
+    def _window(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
         """Rows and columns (r0, r1, c0, c1) of the cells whose centres may lie in a box."""
         res = self.world_res
         c0 = max(0, int(math.floor((x0 - self._X0) / res)))
@@ -199,14 +201,14 @@ class ImageEncoder:
         for el in new:
             r0, c0, m = self._footprint(el)
             h, w = m.shape
-            raster[r0:r0 + h, c0:c0 + w] |= m
+            raster[r0 : r0 + h, c0 : c0 + w] |= m
             drawn[id(el)] = el  # (kept alive, so its id is not reused meanwhile)
         out = raster.copy()
         for q in state.prizms:
             r0, c0, m = self._disc(q.x, q.y)
             bit = _NEUTRAL_BIT if q.owner < 0 else 1 << (_PRIZM_BIT + q.owner)
             h, w = m.shape
-            region = out[r0:r0 + h, c0:c0 + w]
+            region = out[r0 : r0 + h, c0 : c0 + w]
             np.bitwise_or(region, np.uint16(bit), out=region, where=m)
         return out
 
@@ -255,4 +257,4 @@ def table_diameter(game: Game) -> float:
         return 2.0 * tb.radius
     v = np.asarray(tb.vertices, dtype=float)
     d = v[:, None, :] - v[None, :, :]
-    return float(np.sqrt((d ** 2).sum(axis=2)).max())
+    return float(np.sqrt((d**2).sum(axis=2)).max())

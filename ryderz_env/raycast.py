@@ -41,9 +41,20 @@ BOUND_MARGIN = 1e-7
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def cast(out: np.ndarray, at: int, angles: np.ndarray, h: float, ox: float, oy: float,
-         chords: np.ndarray, n_ends: int, circle: float, edge_dist: np.ndarray, scale: float,
-         dirs: np.ndarray | None = None) -> None:  # pragma: no cover - compiled
+def cast(
+    out: np.ndarray,
+    at: int,
+    angles: np.ndarray,
+    h: float,
+    ox: float,
+    oy: float,
+    chords: np.ndarray,
+    n_ends: int,
+    circle: float,
+    edge_dist: np.ndarray,
+    scale: float,
+    dirs: np.ndarray | None = None,
+) -> None:  # pragma: no cover - compiled
     """Cast rays from the origin (``ox``, ``oy``) and write, from ``out[at]``, per ray the
     distance to the first capsule met (``inf`` where none; all 0 when the origin lies inside a
     capsule); with ``scale`` > 0, that distance no further than ``edge_dist`` (per ray) and
@@ -220,9 +231,19 @@ def directions(h: float, angles: np.ndarray) -> np.ndarray:  # pragma: no cover 
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: int,
-           others_stride: int, prizms: np.ndarray, prizms_at: int, prizms_stride: int,
-           n: int, recents: np.ndarray, recent_at: int) -> None:  # pragma: no cover
+def finish(
+    vec: np.ndarray,
+    frame: np.ndarray,
+    others: np.ndarray,
+    others_at: int,
+    others_stride: int,
+    prizms: np.ndarray,
+    prizms_at: int,
+    prizms_stride: int,
+    n: int,
+    recents: np.ndarray,
+    recent_at: int,
+) -> None:  # pragma: no cover
     """The parts of an observation vector (float32) that are arithmetic, in the observer's
     ``frame`` (x, y, heading, scale): the other seats' head poses (rows of ``others``:
     present, x, y, heading; at ``others_at``, one block per ``others_stride``); the Prizms
@@ -274,9 +295,18 @@ def finish(vec: np.ndarray, frame: np.ndarray, others: np.ndarray, others_at: in
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def extend(chords: np.ndarray, recent: np.ndarray, local: np.ndarray, pts: np.ndarray,
-           x: float, y: float, h: float, ex: float, ey: float,
-           launch: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+def extend(
+    chords: np.ndarray,
+    recent: np.ndarray,
+    local: np.ndarray,
+    pts: np.ndarray,
+    x: float,
+    y: float,
+    h: float,
+    ex: float,
+    ey: float,
+    launch: bool,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """A Lazer's tables (capsules and recent rows: see ``encode.LazerTables``) with one more
     element at the front, placed at (``x``, ``y``, ``h``) with its exit at (``ex``, ``ey``):
     its capsules after the others, its row first.

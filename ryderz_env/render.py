@@ -37,9 +37,9 @@ Colour = tuple[int, int, int]
 
 #: one colour per seat (the config's colour names are labels; these are what is drawn)
 SEAT_COLOURS: tuple[Colour, ...] = (
-    (240, 90, 205),   # pink
-    (250, 204, 40),   # yellow
-    (70, 200, 245),   # cyan
+    (240, 90, 205),  # pink
+    (250, 204, 40),  # yellow
+    (70, 200, 245),  # cyan
     (160, 110, 245),  # purple
 )
 FLOOR: Colour = (18, 18, 28)
@@ -66,8 +66,9 @@ class TablePainter:
     a ``size`` x ``size`` square, and with ``panel`` a text strip to its right (``width`` is
     ``size`` without the panel; text at scale 2 from a size of 256, else 1)."""
 
-    def __init__(self, game: Game, size: int = 512, margin: float = 0.5,
-                 panel: bool = False) -> None:
+    def __init__(
+        self, game: Game, size: int = 512, margin: float = 0.5, panel: bool = False
+    ) -> None:
         self.game = game
         self.size = size
         #: the panel's text scale, and the picture's width
@@ -87,7 +88,7 @@ class TablePainter:
         self._fill(self.base, game.table.polygon, TABLE)
         if panel:
             self.base[:, size:] = PANEL
-            self.base[:, size:size + max(1, self.text_scale)] = PANEL_EDGE
+            self.base[:, size : size + max(1, self.text_scale)] = PANEL_EDGE
 
     def _window(self, bounds: tuple[float, float, float, float]) -> tuple[slice, slice]:
         x0, y0, x1, y1 = bounds
@@ -163,11 +164,10 @@ class TablePainter:
             if p.seat in deciding:
                 draw_text(img, self.size + sc, y, ">", HIGHLIGHT, sc)
             sx = x0 + 3 * sc
-            img[y:y + swatch, sx:sx + swatch] = colour
+            img[y : y + swatch, sx : sx + swatch] = colour
             tx = sx + swatch + 3 * sc
             end = draw_text(img, tx, y, f"G{p.gear}", TEXT, sc)
-            draw_text(img, end + 3 * sc, y, f"P{state.score(p.seat)}/{r.win_prizms}", colour,
-                      sc)
+            draw_text(img, end + 3 * sc, y, f"P{state.score(p.seat)}/{r.win_prizms}", colour, sc)
             words = ["OFF"] if p.head is None else []
             if r.powers and p.power_ready:
                 words.append("POWER")
@@ -178,8 +178,9 @@ class TablePainter:
             draw_text(img, cx, self.size - line, caption, DIM_TEXT, sc)
 
 
-def record_to_gif(record: GameRecord, path: str | Path, size: int = 384, every: int = 1,
-                  fps: float = 4.0) -> int:
+def record_to_gif(
+    record: GameRecord, path: str | Path, size: int = 384, every: int = 1, fps: float = 4.0
+) -> int:
     """Replay ``record`` (a Lazer Ryderz game) and write it as an animated GIF with the side
     panel; returns the number of frames. Every ``every``-th state is drawn, and the last
     one; each frame's caption numbers its state ("EVENT i/N", the state before event i), so
@@ -192,6 +193,9 @@ def record_to_gif(record: GameRecord, path: str | Path, size: int = 384, every: 
     game = Game.from_config_dict(record.config)
     painter = TablePainter(game, size=size, panel=True)
     n = len(record.events)
-    frames = (painter.paint(state, caption=f"EVENT {i}/{n}")
-              for i, state in enumerate(iter_replay(game, record)) if i % every == 0 or i == n)
+    frames = (
+        painter.paint(state, caption=f"EVENT {i}/{n}")
+        for i, state in enumerate(iter_replay(game, record))
+        if i % every == 0 or i == n
+    )
     return frames_to_gif(frames, path, fps)

@@ -29,10 +29,13 @@ class HybridActionSpace(gym.spaces.Dict):
     """The native action: a masked discrete part and a Launch Point position in [-1, 1]."""
 
     def __init__(self, num_discrete: int, seed: int | None = None) -> None:
-        super().__init__({
-            "discrete": gym.spaces.Discrete(num_discrete),
-            "x": gym.spaces.Box(-1.0, 1.0, (1,), dtype=np.float32),
-        }, seed=seed)
+        super().__init__(
+            {
+                "discrete": gym.spaces.Discrete(num_discrete),
+                "x": gym.spaces.Box(-1.0, 1.0, (1,), dtype=np.float32),
+            },
+            seed=seed,
+        )
 
     def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
         """A random action; ``mask`` may be the discrete part's int8 mask vector, or
@@ -63,10 +66,12 @@ class DiscreteLayout:
         self.game = game
         self.aim = LaunchAim(game, k)
         self.k = k
-        self.slots = prizm_slots if prizm_slots is not None else \
-            game.num_players * game.rules.win_prizms
-        self.plain = [i for i, a in enumerate(game.codec.actions)
-                      if a.kind is not ActionKind.LAUNCH]
+        self.slots = (
+            prizm_slots if prizm_slots is not None else game.num_players * game.rules.win_prizms
+        )
+        self.plain = [
+            i for i, a in enumerate(game.codec.actions) if a.kind is not ActionKind.LAUNCH
+        ]
         self.plain_index = {c: i for i, c in enumerate(self.plain)}
         self.per_gear = k + self.slots
         self.launch_base = len(self.plain)
@@ -80,8 +85,11 @@ class DiscreteLayout:
         launch = self.game.codec.actions[ints[0]].kind is ActionKind.LAUNCH
         if not launch:
             return [self.plain_index[i] for i in ints]
-        aims = [j for j in range(min(self.slots, len(state.prizms)))
-                if self._aim_x(state, seat, j) is not None]
+        aims = [
+            j
+            for j in range(min(self.slots, len(state.prizms)))
+            if self._aim_x(state, seat, j) is not None
+        ]
         out = []
         for gear in range(1, self.game.top_gear + 1):
             base = self.launch_base + (gear - 1) * self.per_gear

@@ -43,8 +43,9 @@ def main(argv: list[str] | None = None) -> Path:
             cl = shape.centreline(32) + np.array([x0, y0])
             ax.plot(cl[:, 0], cl[:, 1], "k--", lw=0.6)
             label = kind.name.lower() if side == 0 else f"{kind.name.lower()} (left)"
-            ax.text(x0, y0 - 1.2, f"gear {g.gear} {label}\nlength {shape.length:.2f} in",
-                    fontsize=7)
+            ax.text(
+                x0, y0 - 1.2, f"gear {g.gear} {label}\nlength {shape.length:.2f} in", fontsize=7
+            )
             x0 += float(np.ptp(shape.outline[:, 0])) + 4.0
     lp = game.launch_local + np.array([0.0, 4.0])
     ax.fill(lp[:, 0], lp[:, 1], alpha=0.35, color="tab:orange", ec="tab:red")
@@ -54,8 +55,11 @@ def main(argv: list[str] | None = None) -> Path:
     ax.text(7.0, 5.6, f"Prizm r={game.rules.prizm_radius}", fontsize=7)
     ax.set_aspect("equal")
     ax.grid(True, lw=0.3)
-    ax.set_title(f"Lazer Ryderz pieces to scale (inches; width {game.pieces.width}, "
-                 f"tip/notch {game.pieces.tip})", fontsize=9)
+    ax.set_title(
+        f"Lazer Ryderz pieces to scale (inches; width {game.pieces.width}, "
+        f"tip/notch {game.pieces.tip})",
+        fontsize=9,
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110, bbox_inches="tight")

@@ -34,8 +34,10 @@ def shipped_configs(name: str = "") -> Path:
     root = Path(str(importlib.resources.files("tabletop_configs")))
     path = root / name if name else root
     if not path.is_dir():
-        raise ConfigError(f"the shipped configs folder {path} is missing: is the project "
-                          "installed (pip install -e . or a wheel)?")
+        raise ConfigError(
+            f"the shipped configs folder {path} is missing: is the project "
+            "installed (pip install -e . or a wheel)?"
+        )
     return path
 
 
@@ -102,9 +104,7 @@ def _convert(tp: Any, value: Any, source: str, where: str) -> Any:
         if not isinstance(value, list | tuple):
             raise _fail(source, where, f"expected a list, got {type(value).__name__}")
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(
-                _convert(args[0], v, source, f"{where}[{i}]") for i, v in enumerate(value)
-            )
+            return tuple(_convert(args[0], v, source, f"{where}[{i}]") for i, v in enumerate(value))
         if len(args) != len(value):
             raise _fail(source, where, f"expected {len(args)} items, got {len(value)}")
         pairs = enumerate(zip(args, value, strict=True))

@@ -98,8 +98,9 @@ def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator
         env.step(action)
 
 
-def _parallel_play(env: ParallelEnv, rng: np.random.Generator, obs: Mapping[str, Any],
-                   max_steps: int) -> Iterator[tuple]:
+def _parallel_play(
+    env: ParallelEnv, rng: np.random.Generator, obs: Mapping[str, Any], max_steps: int
+) -> Iterator[tuple]:
     """Play masked random actions; yields ``(actions, obs, rewards, terms, truncs)``."""
     steps = 0
     while env.agents and steps < max_steps:
@@ -137,8 +138,7 @@ def _run_each(checks: Mapping[str, Callable[[], None]]) -> None:
         except Exception:  # noqa: BLE001 - collected and re-raised below
             failed.append(f"--- {name} failed:\n{traceback.format_exc()}")
     if failed:
-        raise AssertionError(f"{len(failed)} of {len(checks)} checks failed:\n"
-                             + "\n".join(failed))
+        raise AssertionError(f"{len(failed)} of {len(checks)} checks failed:\n" + "\n".join(failed))
 
 
 # ---------------------------------------------------------------------- PettingZoo
@@ -169,20 +169,23 @@ def _substitution_expected() -> Iterator[None]:
 def run_parallel_seed_test(parallel_fn: EnvFn, num_cycles: int = 100) -> None:
     """PettingZoo ``parallel_seed_test``; it sends unmasked actions, so random_legal."""
     with _substitution_expected():
-        parallel_seed_test(lambda: parallel_fn(on_illegal="random_legal"),
-                           num_cycles=num_cycles)
+        parallel_seed_test(lambda: parallel_fn(on_illegal="random_legal"), num_cycles=num_cycles)
 
 
 def run_render_test(aec_fn: EnvFn) -> None:
     """PettingZoo ``render_test`` over every declared mode (human included, headless)."""
-    render_test(aec_fn, custom_tests={
-        "ansi": lambda res: isinstance(res, str) and res.strip() != "",
-        "rgb_array": lambda res: res.size > 0 and int(res.max()) > int(res.min()),
-    })
+    render_test(
+        aec_fn,
+        custom_tests={
+            "ansi": lambda res: isinstance(res, str) and res.strip() != "",
+            "rgb_array": lambda res: res.size > 0 and int(res.max()) > int(res.min()),
+        },
+    )
 
 
-def run_pettingzoo_suite(aec_fn: EnvFn, parallel_fn: EnvFn, num_cycles: int = 100,
-                         render: bool = True) -> None:
+def run_pettingzoo_suite(
+    aec_fn: EnvFn, parallel_fn: EnvFn, num_cycles: int = 100, render: bool = True
+) -> None:
     """``api_test``, ``parallel_api_test``, ``seed_test``, ``parallel_seed_test`` and
     (with ``render``) ``render_test``; all run, and one AssertionError lists the failures.
 
@@ -202,9 +205,13 @@ def run_pettingzoo_suite(aec_fn: EnvFn, parallel_fn: EnvFn, num_cycles: int = 10
 
 
 # ---------------------------------------------------------------------- Gymnasium
-def check_single_agent_env(single_fn: EnvFn | None = None, env_id: str | None = None,
-                           skip_render_check: bool = False, steps: int = 300,
-                           **kwargs: Any) -> None:
+def check_single_agent_env(
+    single_fn: EnvFn | None = None,
+    env_id: str | None = None,
+    skip_render_check: bool = False,
+    steps: int = 300,
+    **kwargs: Any,
+) -> None:
     """Gymnasium ``check_env`` on the single-agent view, built with ``random_legal``.
 
     With ``env_id`` the env comes from ``gymnasium.make`` (so ``check_env`` also opens
@@ -235,10 +242,11 @@ def check_single_agent_env(single_fn: EnvFn | None = None, env_id: str | None = 
         assert env.observation_space.contains(obs), "observation out of its space"
         mask = np.asarray(env.action_masks())
         assert mask.shape == (n,) and mask.dtype == bool, (
-            f"action_masks() must be a bool vector of length {n}, got "
-            f"{mask.dtype} {mask.shape}")
+            f"action_masks() must be a bool vector of length {n}, got {mask.dtype} {mask.shape}"
+        )
         assert np.array_equal(mask, np.asarray(info[key]).astype(bool)), (
-            f"action_masks() differs from info[{key!r}]")
+            f"action_masks() differs from info[{key!r}]"
+        )
         action = adapter.random_env_action(mask, rng)
         assert env.action_space.contains(action), f"{action!r} is not in the action space"
         obs, reward, term, trunc, info = env.step(action)
@@ -249,8 +257,9 @@ def check_single_agent_env(single_fn: EnvFn | None = None, env_id: str | None = 
 
 
 # ---------------------------------------------------------------------- determinism
-def play_digest(module_fn_path: str, kwargs: Mapping[str, Any], seed: int,
-                max_steps: int = 5000) -> dict[str, Any]:
+def play_digest(
+    module_fn_path: str, kwargs: Mapping[str, Any], seed: int, max_steps: int = 5000
+) -> dict[str, Any]:
     """Build ``module:factory(**kwargs)``, reset with ``seed`` and play masked random
     actions (drawn from a generator seeded with ``seed``); returns a digest of every
     observation, mask, reward, termination and truncation, and the final record JSON.
@@ -260,8 +269,7 @@ def play_digest(module_fn_path: str, kwargs: Mapping[str, Any], seed: int,
     rng = np.random.default_rng(seed)
     steps = 0
 
-    def feed(agent: str, obs: Mapping[str, Any], reward: float, term: bool,
-             trunc: bool) -> None:
+    def feed(agent: str, obs: Mapping[str, Any], reward: float, term: bool, trunc: bool) -> None:
         h.update(agent.encode())
         for key in sorted(obs):
             arr = np.ascontiguousarray(obs[key])
@@ -285,8 +293,7 @@ def play_digest(module_fn_path: str, kwargs: Mapping[str, Any], seed: int,
             steps += 1
     state = env.unwrapped.session.state
     h.update(json.dumps(state.to_dict(), sort_keys=True).encode())
-    return {"digest": h.hexdigest(), "steps": steps,
-            "record": env.unwrapped.record.to_dict()}
+    return {"digest": h.hexdigest(), "steps": steps, "record": env.unwrapped.record.to_dict()}
 
 
 _DIGEST_CODE = (
@@ -305,10 +312,13 @@ def _package_root(module: str) -> str:
     return str(Path(spec.origin).resolve().parent.parent)
 
 
-def check_determinism_across_processes(module_fn_path: str, kwargs: Mapping[str, Any],
-                                       seed: int, max_steps: int = 5000,
-                                       hash_seeds: tuple[str, str] = ("1", "2718")
-                                       ) -> dict[str, Any]:
+def check_determinism_across_processes(
+    module_fn_path: str,
+    kwargs: Mapping[str, Any],
+    seed: int,
+    max_steps: int = 5000,
+    hash_seeds: tuple[str, str] = ("1", "2718"),
+) -> dict[str, Any]:
     """Play one seeded masked-random episode in two fresh interpreters with different
     ``PYTHONHASHSEED`` (and in this process); digests and final records must be equal.
 
@@ -318,28 +328,45 @@ def check_determinism_across_processes(module_fn_path: str, kwargs: Mapping[str,
     roots = [_package_root(module_fn_path.split(":")[0]), _package_root(__name__)]
     results = []
     for hs in hash_seeds:
-        env = dict(os.environ, PYTHONHASHSEED=hs, PYTHONPATH=os.pathsep.join(
-            dict.fromkeys([*roots, *filter(None, [os.environ.get("PYTHONPATH")])])))
+        env = dict(
+            os.environ,
+            PYTHONHASHSEED=hs,
+            PYTHONPATH=os.pathsep.join(
+                dict.fromkeys([*roots, *filter(None, [os.environ.get("PYTHONPATH")])])
+            ),
+        )
         out = subprocess.run(
-            [sys.executable, "-c", _DIGEST_CODE, module_fn_path, json.dumps(dict(kwargs)),
-             str(seed), str(max_steps)],
-            capture_output=True, text=True, env=env, timeout=600, check=False,
+            [
+                sys.executable,
+                "-c",
+                _DIGEST_CODE,
+                module_fn_path,
+                json.dumps(dict(kwargs)),
+                str(seed),
+                str(max_steps),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+            check=False,
         )
         assert out.returncode == 0, (
-            f"PYTHONHASHSEED={hs}: the subprocess failed:\n{out.stderr[-4000:]}")
+            f"PYTHONHASHSEED={hs}: the subprocess failed:\n{out.stderr[-4000:]}"
+        )
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     here = play_digest(module_fn_path, kwargs, seed, max_steps)
     here = json.loads(json.dumps(here, sort_keys=True))
     a, b = results
     assert a["steps"] > 0, "the episode made no decision"
     assert a["steps"] == b["steps"] == here["steps"], (
-        f"episode lengths differ: {a['steps']}, {b['steps']} (subprocesses), "
-        f"{here['steps']} (here)")
+        f"episode lengths differ: {a['steps']}, {b['steps']} (subprocesses), {here['steps']} (here)"
+    )
     _assert_same_records(a["record"], b["record"], "PYTHONHASHSEED " + " vs ".join(hash_seeds))
     _assert_same_records(a["record"], here["record"], "subprocess vs this process")
     assert a["digest"] == b["digest"], (
-        f"observations/rewards differ between PYTHONHASHSEED={hash_seeds[0]} and "
-        f"{hash_seeds[1]}")
+        f"observations/rewards differ between PYTHONHASHSEED={hash_seeds[0]} and {hash_seeds[1]}"
+    )
     assert a["digest"] == here["digest"], "observations/rewards differ from this process"
     assert any("chance" in e for e in a["record"]["events"]), "the record holds no chance"
     return here
@@ -349,18 +376,21 @@ def _assert_same_records(r1: Mapping[str, Any], r2: Mapping[str, Any], what: str
     if r1 == r2:
         return
     e1, e2 = r1.get("events", []), r2.get("events", [])
-    first = next((i for i, (x, y) in enumerate(zip(e1, e2, strict=False)) if x != y),
-                 min(len(e1), len(e2)))
+    first = next(
+        (i for i, (x, y) in enumerate(zip(e1, e2, strict=False)) if x != y), min(len(e1), len(e2))
+    )
     other = sorted(k for k in set(r1) | set(r2) if k != "events" and r1.get(k) != r2.get(k))
     raise AssertionError(
         f"records differ ({what}): first differing event {first} "
         f"({e1[first] if first < len(e1) else None} vs "
-        f"{e2[first] if first < len(e2) else None}); other differing keys: {other}")
+        f"{e2[first] if first < len(e2) else None}); other differing keys: {other}"
+    )
 
 
 # ---------------------------------------------------------------------- JSON round trip
-def _play_state(state: Any, rng: np.random.Generator, act_rng: np.random.Generator,
-                adapter: Any) -> dict[int, int] | None:
+def _play_state(
+    state: Any, rng: np.random.Generator, act_rng: np.random.Generator, adapter: Any
+) -> dict[int, int] | None:
     """One event on a bare state: a chance outcome or one action per decider (a random
     index of ``adapter.legal_ints``, decoded); returns the indices."""
     if state.is_chance_node():
@@ -374,9 +404,12 @@ def _play_state(state: Any, rng: np.random.Generator, act_rng: np.random.Generat
     return acts
 
 
-def check_json_round_trip_mid_episode(env_fn: EnvFn, seed: int = 0,
-                                      checkpoints: tuple[int, ...] = (1, 25, 120),
-                                      continue_events: int = 150) -> None:
+def check_json_round_trip_mid_episode(
+    env_fn: EnvFn,
+    seed: int = 0,
+    checkpoints: tuple[int, ...] = (1, 25, 120),
+    continue_events: int = 150,
+) -> None:
     """Mid-episode ``state.to_dict()`` is plain JSON, ``game.state_from_dict`` rebuilds an
     equal state, and both continue identically under the same actions and chance draws
     (every seat's encoded observation and mask equal after every event).
@@ -395,11 +428,13 @@ def check_json_round_trip_mid_episode(env_fn: EnvFn, seed: int = 0,
         text = json.dumps(data, sort_keys=True, allow_nan=False)
         assert json.loads(text) == data, (
             f"after {k} decisions: to_dict() is not plain JSON (tuples, numpy or non-str "
-            "keys change in a JSON round trip)")
+            "keys change in a JSON round trip)"
+        )
         restored = adapter.game.state_from_dict(json.loads(text))
         assert restored.to_dict() == data, (
             f"after {k} decisions: state_from_dict(to_dict()) gives a different state:\n"
-            + _dict_diff(data, restored.to_dict()))
+            + _dict_diff(data, restored.to_dict())
+        )
         ca, cb = np.random.default_rng(seed + k), np.random.default_rng(seed + k)
         aa, ab = np.random.default_rng(seed + 2 * k), np.random.default_rng(seed + 2 * k)
         n = adapter.num_players
@@ -409,7 +444,8 @@ def check_json_round_trip_mid_episode(env_fn: EnvFn, seed: int = 0,
                 assert np.array_equal(oa, ob), (
                     f"after {k} decisions + {event} events: player_{seat}'s observation "
                     f"differs between the original and the restored state at slots "
-                    f"{np.flatnonzero(oa != ob)[:20].tolist()}")
+                    f"{np.flatnonzero(oa != ob)[:20].tolist()}"
+                )
                 assert adapter.legal_ints(original, seat) == adapter.legal_ints(restored, seat)
             if original.is_terminal() or restored.is_terminal():
                 assert original.is_terminal() and restored.is_terminal()
@@ -418,7 +454,8 @@ def check_json_round_trip_mid_episode(env_fn: EnvFn, seed: int = 0,
             acts_b = _play_state(restored, cb, ab, adapter)
             assert acts_a == acts_b
         assert original.to_dict() == restored.to_dict(), _dict_diff(
-            original.to_dict(), restored.to_dict())
+            original.to_dict(), restored.to_dict()
+        )
         env.close()
 
 
@@ -435,8 +472,9 @@ def _dict_diff(a: Any, b: Any, path: str = "") -> str:
 
 
 # ---------------------------------------------------------------------- pickling
-def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
-                          continue_steps: int = 400) -> None:
+def check_pickle_mid_game(
+    env_fn: EnvFn, seed: int = 0, pickle_after: int = 40, continue_steps: int = 400
+) -> None:
     """Pickle an AEC env mid-game (its generator and any buffered simultaneous choice
     included), load it, and continue both with the same actions: agent selections,
     observations, rewards, flags, later chance outcomes and records must all be equal.
@@ -453,7 +491,8 @@ def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
         obs, *_ = env.last()
         env.step(random_env_action(env, obs, rng))
     assert not _session(env).done, (
-        f"the game ended before the pickling point; lower pickle_after ({pickle_after})")
+        f"the game ended before the pickling point; lower pickle_after ({pickle_after})"
+    )
     events_before = len(env.unwrapped.record.events)
     blob = pickle.dumps(env)
     twin = pickle.loads(blob)
@@ -464,13 +503,14 @@ def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
     while env.agents and steps < continue_steps:
         assert twin.agents == env.agents
         assert twin.agent_selection == env.agent_selection, (
-            f"step {steps} after unpickling: agent {twin.agent_selection} != "
-            f"{env.agent_selection}")
+            f"step {steps} after unpickling: agent {twin.agent_selection} != {env.agent_selection}"
+        )
         o1, rw1, te1, tr1, _ = env.last()
         o2, rw2, te2, tr2, _ = twin.last()
         for key in o1:
             assert np.array_equal(o1[key], o2[key]), (
-                f"step {steps} after unpickling: {key} of {env.agent_selection} differs")
+                f"step {steps} after unpickling: {key} of {env.agent_selection} differs"
+            )
         assert (rw1, te1, tr1) == (rw2, te2, tr2)
         if te1 or tr1:
             env.step(None)
@@ -485,16 +525,23 @@ def check_pickle_mid_game(env_fn: EnvFn, seed: int = 0, pickle_after: int = 40,
     later_chance = [e for e in rec1["events"][events_before:] if "chance" in e]
     assert later_chance, (
         f"no chance outcome was drawn in {continue_steps} steps after unpickling; the "
-        "check did not exercise the generator (raise continue_steps)")
+        "check did not exercise the generator (raise continue_steps)"
+    )
     assert twin.unwrapped.session.state.to_dict() == env.unwrapped.session.state.to_dict()
     env.close()
     twin.close()
 
 
 # ---------------------------------------------------------------------- no leak
-def check_no_leak(env_fn: EnvFn, perturb_hidden: Perturb, seed: int = 0, every: int = 5,
-                  max_steps: int = 600, min_changed: int = 1,
-                  prepare: Callable[[Any, np.random.Generator], Any] | None = None) -> int:
+def check_no_leak(
+    env_fn: EnvFn,
+    perturb_hidden: Perturb,
+    seed: int = 0,
+    every: int = 5,
+    max_steps: int = 600,
+    min_changed: int = 1,
+    prepare: Callable[[Any, np.random.Generator], Any] | None = None,
+) -> int:
     """Changing only what a seat may not know leaves its encoded observation and its mask
     unchanged.
 
@@ -529,14 +576,17 @@ def check_no_leak(env_fn: EnvFn, perturb_hidden: Perturb, seed: int = 0, every: 
             assert np.array_equal(o1, o2), (
                 f"hidden information leaks into player_{viewer}'s observation (decision "
                 f"{i}): slots {np.flatnonzero(o1 != o2)[:20].tolist()} change when only "
-                f"what it may not know changes:\n{_dict_diff(before, other.to_dict())}")
+                f"what it may not know changes:\n{_dict_diff(before, other.to_dict())}"
+            )
             l1, l2 = adapter.legal_ints(state, viewer), adapter.legal_ints(other, viewer)
             assert l1 == l2, (
                 f"hidden information leaks into player_{viewer}'s legal actions (decision "
-                f"{i}): {l1} != {l2}")
+                f"{i}): {l1} != {l2}"
+            )
     assert checked > 0, "no state was checked"
     assert changed >= min_changed, (
-        f"only {changed} of {checked} perturbations changed anything; the check is vacuous")
+        f"only {changed} of {checked} perturbations changed anything; the check is vacuous"
+    )
     env.close()
     return changed
 
@@ -565,8 +615,12 @@ def _parse_box(text: str, symbols: Mapping[str, int]) -> dict[str, Any]:
     m = _BOX.search(text)
     assert m is not None
     shape = tuple(int(_number(t, symbols)) for t in m.group(3).split(",") if t.strip())
-    return {"low": _number(m.group(1), symbols), "high": _number(m.group(2), symbols),
-            "shape": shape, "dtype": m.group(4)}
+    return {
+        "low": _number(m.group(1), symbols),
+        "high": _number(m.group(2), symbols),
+        "shape": shape,
+        "dtype": m.group(4),
+    }
 
 
 def _box_matches(doc: Mapping[str, Any], box: spaces.Space, where: str) -> list[str]:
@@ -576,8 +630,10 @@ def _box_matches(doc: Mapping[str, Any], box: spaces.Space, where: str) -> list[
     if tuple(box.shape) != doc["shape"]:
         errs.append(f"{where}: shape {doc['shape']} in the docstring, {box.shape} real")
     if not (np.all(box.low == doc["low"]) and np.all(box.high == doc["high"])):
-        errs.append(f"{where}: bounds [{doc['low']}, {doc['high']}] in the docstring, "
-                    f"[{box.low.min()}, {box.high.max()}] real")
+        errs.append(
+            f"{where}: bounds [{doc['low']}, {doc['high']}] in the docstring, "
+            f"[{box.low.min()}, {box.high.max()}] real"
+        )
     if doc["dtype"] is not None and np.dtype(doc["dtype"]) != box.dtype:
         errs.append(f"{where}: dtype {doc['dtype']} in the docstring, {box.dtype} real")
     return errs
@@ -587,8 +643,7 @@ def _table_rows(doc: str) -> list[list[str]]:
     rows = []
     for line in doc.splitlines():
         line = line.strip()
-        if line.startswith("|") and line.endswith("|") and not re.fullmatch(r"[|\-: ]+",
-                                                                            line):
+        if line.startswith("|") and line.endswith("|") and not re.fullmatch(r"[|\-: ]+", line):
             rows.append([c.strip() for c in line.strip("|").split("|")])
     return rows
 
@@ -596,8 +651,7 @@ def _table_rows(doc: str) -> list[list[str]]:
 _SECTION = re.compile(r"^\s*\*\*(Observation|Action)\*\*")
 
 
-def select_sections(doc: str, observation: str | None = None,
-                    action: str | None = None) -> str:
+def select_sections(doc: str, observation: str | None = None, action: str | None = None) -> str:
     """``doc`` keeping, of its ``**Observation**`` and ``**Action**`` sections (each from its
     heading line to the next heading), only those whose heading contains ``observation`` /
     ``action`` (e.g. ``'obs_mode="image"'``); None keeps every section of that kind. Text
@@ -616,7 +670,8 @@ def select_sections(doc: str, observation: str | None = None,
             want = observation if m.group(1) == "Observation" else action
             keep = want is None or want in line
         elif line.lstrip().startswith("|") and any(
-                v != value for rx, value in others for v in rx.findall(line)):
+            v != value for rx, value in others for v in rx.findall(line)
+        ):
             continue
         if keep:
             out.append(line)
@@ -626,11 +681,12 @@ def select_sections(doc: str, observation: str | None = None,
 def _split_doc(doc: str) -> tuple[str, str]:
     """(text before the first ``**Action**`` heading, the rest)."""
     m = re.search(r"^\s*\*\*Action\*\*", doc, flags=re.M)
-    return (doc, "") if m is None else (doc[:m.start()], doc[m.start():])
+    return (doc, "") if m is None else (doc[: m.start()], doc[m.start() :])
 
 
-def _check_declared_observation(name: str, doc: str, space: spaces.Space,
-                                symbols: Mapping[str, int]) -> list[str]:
+def _check_declared_observation(
+    name: str, doc: str, space: spaces.Space, symbols: Mapping[str, int]
+) -> list[str]:
     errs: list[str] = []
     pattern = r"\bObservation\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\))``"
     decl = re.search(pattern, doc)
@@ -638,8 +694,9 @@ def _check_declared_observation(name: str, doc: str, space: spaces.Space,
         return [f"{name}: no declared observation space (**Observation** ``...``)"]
     kind = "Dict" if decl.group(1) == "Dict" else "Box"
     if not isinstance(space, getattr(spaces, kind)):
-        errs.append(f"{name}: the docstring declares a {kind} observation, the real "
-                    f"space is {space}")
+        errs.append(
+            f"{name}: the docstring declares a {kind} observation, the real space is {space}"
+        )
     elif kind == "Box":
         errs += _box_matches(_parse_box(decl.group(1), symbols), space, f"{name} observation")
     others = [m.group(1) for m in re.finditer(pattern, doc)]
@@ -650,8 +707,9 @@ def _check_declared_observation(name: str, doc: str, space: spaces.Space,
     return errs
 
 
-def _check_key_rows(name: str, rows: list[list[str]], space: spaces.Dict,
-                    symbols: Mapping[str, int]) -> list[str]:
+def _check_key_rows(
+    name: str, rows: list[list[str]], space: spaces.Dict, symbols: Mapping[str, int]
+) -> list[str]:
     """Each row naming a key of a ``Dict`` space matches that key's Box or Discrete."""
     errs, seen = [], set()
     for row in rows:
@@ -669,22 +727,28 @@ def _check_key_rows(name: str, rows: list[list[str]], space: spaces.Dict,
         if box:
             errs += _box_matches(_parse_box(row[1], symbols), space.spaces[k], f"{name} {k!r}")
         elif not isinstance(space.spaces[k], spaces.Discrete):
-            errs.append(f"{name} {k!r}: the docstring says Discrete, the space is "
-                        f"{space.spaces[k]}")
+            errs.append(
+                f"{name} {k!r}: the docstring says Discrete, the space is {space.spaces[k]}"
+            )
         elif int(_number(disc.group(1), symbols)) != int(space.spaces[k].n):
-            errs.append(f"{name} {k!r}: Discrete({disc.group(1)}) in the docstring, "
-                        f"{space.spaces[k]} real")
+            errs.append(
+                f"{name} {k!r}: Discrete({disc.group(1)}) in the docstring, {space.spaces[k]} real"
+            )
     missing = set(space.spaces) - seen
     if missing:
         errs.append(f"{name}: no docstring row for keys {sorted(missing)}")
     return errs
 
 
-def _check_declared_action(name: str, doc: str, space: spaces.Space,
-                           symbols: Mapping[str, int]) -> list[str]:
+def _check_declared_action(
+    name: str, doc: str, space: spaces.Space, symbols: Mapping[str, int]
+) -> list[str]:
     errs: list[str] = []
-    decl = re.search(r"\bAction\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\)|"
-                     r"Discrete\([^`]*\))``", doc)
+    decl = re.search(
+        r"\bAction\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\)|"
+        r"Discrete\([^`]*\))``",
+        doc,
+    )
     if decl is None:
         return [f"{name}: no declared action space (**Action** ``...``)"]
     kind = decl.group(1).split("(")[0]
@@ -696,8 +760,10 @@ def _check_declared_action(name: str, doc: str, space: spaces.Space,
         m = _DISCRETE.search(decl.group(1))
         assert m is not None
         if int(_number(m.group(1), symbols)) != int(space.n):
-            errs.append(f"{name}: docstring Discrete({m.group(1)}) = "
-                        f"{int(_number(m.group(1), symbols))}, real {space.n}")
+            errs.append(
+                f"{name}: docstring Discrete({m.group(1)}) = "
+                f"{int(_number(m.group(1), symbols))}, real {space.n}"
+            )
         size = int(space.n)
     elif isinstance(space, spaces.Box):
         errs += _box_matches(_parse_box(decl.group(1), symbols), space, f"{name} action")
@@ -713,16 +779,22 @@ def _check_declared_action(name: str, doc: str, space: spaces.Space,
                 hi = int(_number(r.group(2), symbols)) if r.group(2) else lo
                 covered += range(lo, hi + 1)
         if covered and sorted(covered) != list(range(size)):
-            errs.append(f"{name}: the action table's index rows cover {len(covered)} "
-                        f"indices (0..{max(covered)}), not each of 0..{size - 1} once")
+            errs.append(
+                f"{name}: the action table's index rows cover {len(covered)} "
+                f"indices (0..{max(covered)}), not each of 0..{size - 1} once"
+            )
     return errs
 
 
-def check_docstring_tables(env_cls: type, obs_size: int, num_actions: int,
-                           observation_space: spaces.Space | None = None,
-                           action_space: spaces.Space | None = None,
-                           doc: str | None = None,
-                           symbols: Mapping[str, int] | None = None) -> None:
+def check_docstring_tables(
+    env_cls: type,
+    obs_size: int,
+    num_actions: int,
+    observation_space: spaces.Space | None = None,
+    action_space: spaces.Space | None = None,
+    doc: str | None = None,
+    symbols: Mapping[str, int] | None = None,
+) -> None:
     """The class docstring's tables match the real spaces.
 
     Reads ``D = <n>`` and ``A = <n>`` (the observation length and the number of actions
@@ -755,9 +827,13 @@ def check_docstring_tables(env_cls: type, obs_size: int, num_actions: int,
 
 
 # ---------------------------------------------------------------------- records
-def check_record_replay(env_fn: EnvFn, seed: int = 0, max_steps: int = 5000,
-                        game_factory: Callable[[dict], Any] | None = None,
-                        directory: str | Path | None = None) -> GameRecord:
+def check_record_replay(
+    env_fn: EnvFn,
+    seed: int = 0,
+    max_steps: int = 5000,
+    game_factory: Callable[[dict], Any] | None = None,
+    directory: str | Path | None = None,
+) -> GameRecord:
     """Play an episode, save ``env.unwrapped.record`` as JSON, load it, rebuild the game from
     the record's config (``game_factory(config)`` or the replay CLI's table of known games)
     and replay it with :func:`tabletop.records.replay`: the final ``to_dict`` must equal the
@@ -781,7 +857,8 @@ def check_record_replay(env_fn: EnvFn, seed: int = 0, max_steps: int = 5000,
         record.save(path)
         loaded = GameRecord.load(path)
     assert loaded.to_dict() == json.loads(json.dumps(record.to_dict())), (
-        "the record changes in a save/load round trip")
+        "the record changes in a save/load round trip"
+    )
     if game_factory is not None:
         game = game_factory(loaded.config)
         game = game[0] if isinstance(game, tuple) else game
@@ -792,7 +869,7 @@ def check_record_replay(env_fn: EnvFn, seed: int = 0, max_steps: int = 5000,
     final = replay(game, loaded)
     expected = env.unwrapped.session.state.to_dict()
     assert final.to_dict() == expected, (
-        "the replayed record ends in a different state:\n"
-        + _dict_diff(expected, final.to_dict()))
+        "the replayed record ends in a different state:\n" + _dict_diff(expected, final.to_dict())
+    )
     env.close()
     return loaded

@@ -18,20 +18,48 @@ Colour = tuple[int, int, int]
 
 # A 3x5 pixel font (M and W 5 wide): rows top to bottom, "#" lit.
 FONT_ROWS: dict[str, str] = {
-    "0": "### #.# #.# #.# ###", "1": ".#. ##. .#. .#. ###", "2": "### ..# ### #.. ###",
-    "3": "### ..# .## ..# ###", "4": "#.# #.# ### ..# ..#", "5": "### #.. ### ..# ###",
-    "6": "### #.. ### #.# ###", "7": "### ..# .#. .#. .#.", "8": "### #.# ### #.# ###",
-    "9": "### #.# ### ..# ###", "A": ".#. #.# ### #.# #.#", "B": "##. #.# ##. #.# ##.",
-    "C": ".## #.. #.. #.. .##", "D": "##. #.# #.# #.# ##.", "E": "### #.. ##. #.. ###",
-    "F": "### #.. ##. #.. #..", "G": ".## #.. #.# #.# .##", "H": "#.# #.# ### #.# #.#",
-    "I": "### .#. .#. .#. ###", "J": "..# ..# ..# #.# .#.", "K": "#.# #.# ##. #.# #.#",
-    "L": "#.. #.. #.. #.. ###", "M": "#...# ##.## #.#.# #...# #...#", "N": "##. #.# #.# #.# #.#",
-    "O": ".#. #.# #.# #.# .#.", "P": "##. #.# ##. #.. #..", "Q": ".#. #.# #.# ##. .##",
-    "R": "##. #.# ##. #.# #.#", "S": ".## #.. .#. ..# ##.", "T": "### .#. .#. .#. .#.",
-    "U": "#.# #.# #.# #.# ###", "V": "#.# #.# #.# #.# .#.", "W": "#...# #...# #.#.# ##.## #...#",
-    "X": "#.# #.# .#. #.# #.#", "Y": "#.# #.# .#. .#. .#.", "Z": "### ..# .#. #.. ###",
-    "/": "..# ..# .#. #.. #..", "-": "... ... ### ... ...", ":": "... .#. ... .#. ...",
-    ">": "#.. .#. ..# .#. #..", ".": "... ... ... ... .#.", " ": "... ... ... ... ...",
+    "0": "### #.# #.# #.# ###",
+    "1": ".#. ##. .#. .#. ###",
+    "2": "### ..# ### #.. ###",
+    "3": "### ..# .## ..# ###",
+    "4": "#.# #.# ### ..# ..#",
+    "5": "### #.. ### ..# ###",
+    "6": "### #.. ### #.# ###",
+    "7": "### ..# .#. .#. .#.",
+    "8": "### #.# ### #.# ###",
+    "9": "### #.# ### ..# ###",
+    "A": ".#. #.# ### #.# #.#",
+    "B": "##. #.# ##. #.# ##.",
+    "C": ".## #.. #.. #.. .##",
+    "D": "##. #.# #.# #.# ##.",
+    "E": "### #.. ##. #.. ###",
+    "F": "### #.. ##. #.. #..",
+    "G": ".## #.. #.# #.# .##",
+    "H": "#.# #.# ### #.# #.#",
+    "I": "### .#. .#. .#. ###",
+    "J": "..# ..# ..# #.# .#.",
+    "K": "#.# #.# ##. #.# #.#",
+    "L": "#.. #.. #.. #.. ###",
+    "M": "#...# ##.## #.#.# #...# #...#",
+    "N": "##. #.# #.# #.# #.#",
+    "O": ".#. #.# #.# #.# .#.",
+    "P": "##. #.# ##. #.. #..",
+    "Q": ".#. #.# #.# ##. .##",
+    "R": "##. #.# ##. #.# #.#",
+    "S": ".## #.. .#. ..# ##.",
+    "T": "### .#. .#. .#. .#.",
+    "U": "#.# #.# #.# #.# ###",
+    "V": "#.# #.# #.# #.# .#.",
+    "W": "#...# #...# #.#.# ##.## #...#",
+    "X": "#.# #.# .#. #.# #.#",
+    "Y": "#.# #.# .#. .#. .#.",
+    "Z": "### ..# .#. #.. ###",
+    "/": "..# ..# .#. #.. #..",
+    "-": "... ... ### ... ...",
+    ":": "... .#. ... .#. ...",
+    ">": "#.. .#. ..# .#. #..",
+    ".": "... ... ... ... .#.",
+    " ": "... ... ... ... ...",
 }
 _FONT: dict[str, np.ndarray] = {
     ch: np.array([[c == "#" for c in row] for row in rows.split()], dtype=bool)
@@ -51,8 +79,7 @@ def glyph(ch: str, scale: int) -> np.ndarray:
     return g
 
 
-def draw_text(img: np.ndarray, x: int, y: int, text: str, colour: Colour,
-              scale: int = 2) -> int:
+def draw_text(img: np.ndarray, x: int, y: int, text: str, colour: Colour, scale: int = 2) -> int:
     """Write ``text`` (upper-cased) with its top-left at (x, y); returns the end x. A glyph
     that would not fit wholly inside the picture is skipped."""
     H, W = img.shape[:2]
@@ -60,7 +87,7 @@ def draw_text(img: np.ndarray, x: int, y: int, text: str, colour: Colour,
         g = glyph(ch, scale)
         gh, gw = g.shape
         if 0 <= x and x + gw <= W and 0 <= y and y + gh <= H:
-            img[y:y + gh, x:x + gw][g] = colour
+            img[y : y + gh, x : x + gw][g] = colour
         x += gw + scale
     return x
 
@@ -86,14 +113,22 @@ def frames_to_gif(frames: Iterable[np.ndarray], path: str | Path, fps: float = 4
         if a.ndim != 3 or a.shape[2] != 3 or a.dtype != np.uint8:
             raise ValueError(f"expected (H, W, 3) uint8 frames, got {a.dtype} {a.shape}")
         if images and images[0].size != (a.shape[1], a.shape[0]):
-            raise ValueError(f"frame {len(images)} is {a.shape[1]}x{a.shape[0]}, the first "
-                             f"{images[0].size[0]}x{images[0].size[1]}")
+            raise ValueError(
+                f"frame {len(images)} is {a.shape[1]}x{a.shape[0]}, the first "
+                f"{images[0].size[0]}x{images[0].size[1]}"
+            )
         # to a palette at once: a quarter of the memory of RGB frames held until the end
         images.append(Image.fromarray(a, "RGB").convert("P", palette=Image.Palette.ADAPTIVE))
     if not images:
         raise ValueError("no frames to write")
     if fps <= 0:
         raise ValueError(f"fps must be positive, got {fps}")
-    images[0].save(Path(path), format="GIF", save_all=True, append_images=images[1:],
-                   duration=max(1, round(1000.0 / fps)), loop=0)
+    images[0].save(
+        Path(path),
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        duration=max(1, round(1000.0 / fps)),
+        loop=0,
+    )
     return len(images)

@@ -46,11 +46,16 @@ class EnvCommon:
     #: keywords of the env class itself (not of the game's ``make_adapter``)
     view_options: tuple[str, ...] = ("mask_in",)
 
-    def _setup(self, adapter: GameAdapter, render_mode: str | None, on_illegal: str,
-               auto_play: bool, mask_in: str = "observation") -> None:
+    def _setup(
+        self,
+        adapter: GameAdapter,
+        render_mode: str | None,
+        on_illegal: str,
+        auto_play: bool,
+        mask_in: str = "observation",
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} not in "
-                             f"{self.metadata['render_modes']}")
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         if mask_in not in MASK_IN:
             raise ConfigError(f"mask_in {mask_in!r} is not one of {', '.join(MASK_IN)}")
         self.adapter = adapter
@@ -121,12 +126,20 @@ class TabletopAECEnv(EnvCommon, AECEnv):
     # False: the deciders do not step in a fixed cycle (one seat may decide several times
     # running, a simultaneous node takes only its deciders), so PettingZoo's
     # ``aec_to_parallel`` cannot convert it; every game has a native ``parallel_env()``
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False,
-                "render_fps": 4}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
 
-    def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = False,
-                 mask_in: str = "observation") -> None:
+    def __init__(
+        self,
+        adapter: GameAdapter,
+        render_mode: str | None = None,
+        on_illegal: str = "raise",
+        auto_play: bool = False,
+        mask_in: str = "observation",
+    ) -> None:
         super().__init__()
         self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 

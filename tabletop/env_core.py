@@ -47,8 +47,9 @@ def seat_of(key: int | str, num_players: int) -> int:
     if isinstance(key, str) and key.startswith("player_") and key[7:].isdigit():
         seat = int(key[7:])
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
-        raise ValueError(f"no seat {key!r}: seats are 0..{num_players - 1} or "
-                         f"player_0..player_{num_players - 1}")
+        raise ValueError(
+            f"no seat {key!r}: seats are 0..{num_players - 1} or player_0..player_{num_players - 1}"
+        )
     return seat
 
 
@@ -64,8 +65,11 @@ def as_index(value: Any) -> int | None:
         arr = np.asarray(value)
     except (TypeError, ValueError):
         return None
-    if arr.size != 1 or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if (
+        arr.size != 1
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
         return None
     f = float(arr.reshape(()))
     return int(f) if math.isfinite(f) and f == int(f) else None
@@ -79,8 +83,10 @@ def _outside_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside this package (and PettingZoo's and
     Gymnasium's wrappers): where the user's code called the env."""
     dirs = _LIBRARY_DIRS + tuple(
-        str(Path(m.__file__).parent) for name in ("pettingzoo", "gymnasium")
-        if (m := sys.modules.get(name)) is not None and m.__file__)
+        str(Path(m.__file__).parent)
+        for name in ("pettingzoo", "gymnasium")
+        if (m := sys.modules.get(name)) is not None and m.__file__
+    )
     level, frame = 1, sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(dirs):
         level += 1
@@ -162,10 +168,12 @@ class GameAdapter(abc.ABC):
 
     def observation_space(self) -> spaces.Dict:
         """One agent's observation space: ``{"observation": Box, mask_key: Box(int8)}``."""
-        return spaces.Dict({
-            "observation": spaces.Box(-1.0, 1.0, (self.observation_size(),), np.float32),
-            self.mask_key: spaces.Box(0, 1, (self.num_actions,), np.int8),
-        })
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(-1.0, 1.0, (self.observation_size(),), np.float32),
+                self.mask_key: spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
 
     def action_space(self) -> spaces.Space:
         """One agent's action space: ``Discrete(num_actions)`` (NOOP at 0)."""
@@ -195,8 +203,9 @@ class GameAdapter(abc.ABC):
                 return i
         raise ValueError(f"{action!r} is no legal env action of seat {seat}")
 
-    def random_action(self, state: State, seat: int, legal: list[int],
-                      rng: np.random.Generator) -> Any:
+    def random_action(
+        self, state: State, seat: int, legal: list[int], rng: np.random.Generator
+    ) -> Any:
         """A uniformly random legal game action (``on_illegal="random_legal"``)."""
         return self.decode_action(state, seat, legal[int(rng.integers(len(legal)))])
 
@@ -212,8 +221,9 @@ class GameAdapter(abc.ABC):
     def describe_illegal(self, state: State, seat: int, action: Any, legal: list[int]) -> str:
         """The error message for an illegal ``action``: what was wrong, what is allowed."""
         names = self.decode_action
-        return (f"action {action!r} is not legal for player_{seat}; legal: "
-                + ", ".join(f"{i} ({names(state, seat, i)})" for i in legal))
+        return f"action {action!r} is not legal for player_{seat}; legal: " + ", ".join(
+            f"{i} ({names(state, seat, i)})" for i in legal
+        )
 
     def action_json(self, action: Any) -> Any:
         """A game action as recorded (``game.action_to_json``)."""
@@ -239,8 +249,13 @@ class GameAdapter(abc.ABC):
 class GameSession:
     """One game in progress with its RNG, buffer of simultaneous choices and record."""
 
-    def __init__(self, adapter: GameAdapter, on_illegal: str | OnIllegal = OnIllegal.RAISE,
-                 auto_play: bool = False, illegal_penalty: float = -1.0) -> None:
+    def __init__(
+        self,
+        adapter: GameAdapter,
+        on_illegal: str | OnIllegal = OnIllegal.RAISE,
+        auto_play: bool = False,
+        illegal_penalty: float = -1.0,
+    ) -> None:
         self.adapter = adapter
         self.on_illegal = on_illegal_option(on_illegal)
         self.auto_play = auto_play
@@ -285,15 +300,15 @@ class GameSession:
         if seed is None:
             if self._seed_stream is None:
                 self._seed_stream = np.random.default_rng(
-                    [np.random.SeedSequence().entropy, SEED_STREAM_KEY])
+                    [np.random.SeedSequence().entropy, SEED_STREAM_KEY]
+                )
             seed = int(self._seed_stream.integers(2**63))
         else:
             self._seed_stream = np.random.default_rng([seed, SEED_STREAM_KEY])
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)
-        self.record = GameRecord(game=self.adapter.env_name, config=self._config(game),
-                                 seed=seed)
+        self.record = GameRecord(game=self.adapter.env_name, config=self._config(game), seed=seed)
         self.record.follow(self.state)
         self.buffer = {}
         self.forced_end = False
@@ -314,8 +329,10 @@ class GameSession:
         for key, bot in (bots or {}).items():
             seat = seat_of(key, self.n)
             if not is_bot(bot):
-                raise TypeError(f"the bot of player_{seat} is {type(bot).__name__}, not a bot "
-                                "(an object with reset(seed) and act(state, seat))")
+                raise TypeError(
+                    f"the bot of player_{seat} is {type(bot).__name__}, not a bot "
+                    "(an object with reset(seed) and act(state, seat))"
+                )
             chosen[seat] = bot
         self.bots = dict(sorted(chosen.items()))
 
@@ -336,8 +353,11 @@ class GameSession:
     @property
     def truncated(self) -> bool:
         """True when the game hit its round limit."""
-        return (not self.forced_end and self.state.is_terminal()
-                and self.state.outcome().reason.value == "truncated")
+        return (
+            not self.forced_end
+            and self.state.is_terminal()
+            and self.state.outcome().reason.value == "truncated"
+        )
 
     # ------------------------------------------------------------------ queries
     def deciders(self) -> tuple[int, ...]:
@@ -465,8 +485,10 @@ class GameSession:
             f"instead of player_{seat}'s illegal {reprlib.repr(action)} (legal: {legal[:8]}"
             f"{' ...' if len(legal) > 8 else ''}); infos['substituted'] marks every such "
             "step (warned once per env). Mask the policy's actions, or use "
-            "on_illegal='raise' to find the cause", SubstitutedActionWarning,
-            stacklevel=_outside_stacklevel())
+            "on_illegal='raise' to find the cause",
+            SubstitutedActionWarning,
+            stacklevel=_outside_stacklevel(),
+        )
 
     def _apply_buffer(self) -> None:
         acts, self.buffer = self.buffer, {}
@@ -489,8 +511,10 @@ class GameSession:
         bot = self.bots[seat]
         action = bot.act(self.state, seat)
         if not self.state.is_legal(seat, action):
-            raise IllegalActionError(f"bot {getattr(bot, 'name', type(bot).__name__)} of "
-                                     f"player_{seat} chose an illegal action: {action}")
+            raise IllegalActionError(
+                f"bot {getattr(bot, 'name', type(bot).__name__)} of "
+                f"player_{seat} chose an illegal action: {action}"
+            )
         return action
 
     def _advance(self, before: State | None) -> None:

@@ -48,32 +48,54 @@ class AdapterOptions:
     adapter: GameAdapter
     session: Any
 
-    def __init__(self, *args: Any, render_mode: str | None = None,
-                 on_illegal: str | None = None, auto_play: bool | None = None,
-                 bots: Mapping[int | str, Any] | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        render_mode: str | None = None,
+        on_illegal: str | None = None,
+        auto_play: bool | None = None,
+        bots: Mapping[int | str, Any] | None = None,
+        **options: Any,
+    ) -> None:
         if bots is not None and "opponents" in getattr(self, "view_options", ()):
             raise TypeError("the single-agent view takes its bots as opponents=[...]")
         if "mask_in" in options and "mask_in" not in getattr(self, "view_options", ()):
-            raise TypeError("mask_in is an option of the AEC and parallel envs; the "
-                            "single-agent view's observation is the Box already, its mask "
-                            "in info and action_masks()")
-        adapter_options = {k: options.pop(k) for k in list(options)
-                           if k not in getattr(self, "view_options", ())}
+            raise TypeError(
+                "mask_in is an option of the AEC and parallel envs; the "
+                "single-agent view's observation is the Box already, its mask "
+                "in info and action_masks()"
+            )
+        adapter_options = {
+            k: options.pop(k) for k in list(options) if k not in getattr(self, "view_options", ())
+        }
         known = inspect.signature(type(self).make_adapter).parameters
         unknown = sorted(set(adapter_options) - set(known))
         if unknown:
-            allowed = sorted({*known, *getattr(self, "view_options", ()), "render_mode",
-                              "on_illegal", "auto_play", "bots"})
-            raise ConfigError(f"unknown env option(s) {', '.join(unknown)}; the options are "
-                              f"{', '.join(allowed)}")
+            allowed = sorted(
+                {
+                    *known,
+                    *getattr(self, "view_options", ()),
+                    "render_mode",
+                    "on_illegal",
+                    "auto_play",
+                    "bots",
+                }
+            )
+            raise ConfigError(
+                f"unknown env option(s) {', '.join(unknown)}; the options are {', '.join(allowed)}"
+            )
         adapter = type(self).make_adapter(**adapter_options)
         cfg: SessionDefaults = adapter.env_config  # type: ignore[attr-defined]
         if auto_play is None:
-            auto_play = (cfg.auto_play if self.default_auto_play is None
-                         else self.default_auto_play)
-        super().__init__(adapter, *args, render_mode=render_mode,  # type: ignore[call-arg]
-                         on_illegal=on_illegal or cfg.on_illegal, auto_play=auto_play,
-                         **options)
+            auto_play = cfg.auto_play if self.default_auto_play is None else self.default_auto_play
+        super().__init__(
+            adapter,
+            *args,
+            render_mode=render_mode,  # type: ignore[call-arg]
+            on_illegal=on_illegal or cfg.on_illegal,
+            auto_play=auto_play,
+            **options,
+        )
         self.session.illegal_penalty = cfg.illegal_penalty
         if bots is not None:
             self.session.set_bots(bots)

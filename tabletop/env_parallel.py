@@ -18,16 +18,25 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
     chip mix) take all deciders' actions in one step.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": True,
-                "render_fps": 4}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": True,
+        "render_fps": 4,
+    }
 
-    def __init__(self, adapter: GameAdapter, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = False,
-                 mask_in: str = "observation") -> None:
+    def __init__(
+        self,
+        adapter: GameAdapter,
+        render_mode: str | None = None,
+        on_illegal: str = "raise",
+        auto_play: bool = False,
+        mask_in: str = "observation",
+    ) -> None:
         self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 
-    def reset(self, seed: int | None = None,
-              options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
         """Start a new game; returns (observations, infos)."""
         self.session.reset(seed)
         self.session.take_rewards()
@@ -45,8 +54,10 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
                 infos[a][key] = self.session.mask(self._index[a])
             return {a: self.adapter.encode(st, self._index[a]) for a in self.agents}
         return {
-            a: {"observation": self.adapter.encode(st, self._index[a]),
-                key: self.session.mask(self._index[a])}
+            a: {
+                "observation": self.adapter.encode(st, self._index[a]),
+                key: self.session.mask(self._index[a]),
+            }
             for a in self.agents
         }
 

@@ -49,8 +49,9 @@ def _register_pettingzoo(pettingzoo: ModuleType, entry: GameEntry) -> None:
     if entry.env_id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", entry.env_id, entry_point=f"{entry.envs_module}:env")
     if entry.env_id not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", entry.env_id,
-                            entry_point=f"{entry.envs_module}:parallel_env")
+        pettingzoo.register(
+            "parallel", entry.env_id, entry_point=f"{entry.envs_module}:parallel_env"
+        )
 
 
 REGISTRARS: dict[str, Registrar] = {
@@ -72,8 +73,11 @@ def _register(library: str, module: ModuleType, entry: GameEntry) -> None:
     try:
         REGISTRARS[library](module, entry)
     except Exception as err:  # noqa: BLE001 - any failure of a registrar is only warned
-        warnings.warn(f"registering {entry.env_id} with {library} failed: {err!r}",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"registering {entry.env_id} with {library} failed: {err!r}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 
 def _loaded(module: ModuleType | None) -> bool:
@@ -117,8 +121,9 @@ class AfterImportFinder(importlib.abc.MetaPathFinder):
     """Finds a waiting library with the other finders and wraps its loader so that the
     library's import ends by registering the waiting entries; other names are not its."""
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in _pending or fullname in _resolving:
             return None
         _resolving.add(fullname)

@@ -45,8 +45,14 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from tabletop import registry
 
-__all__ = ["MASK_KEY", "OBS_KEY", "RLlibEnvConfig", "RLlibEnvError", "RLlibMultiAgentEnv",
-           "env_creator"]
+__all__ = [
+    "MASK_KEY",
+    "OBS_KEY",
+    "RLlibEnvConfig",
+    "RLlibEnvError",
+    "RLlibMultiAgentEnv",
+    "env_creator",
+]
 
 #: the observation keys of RLlib's action-masking examples
 OBS_KEY = "observations"
@@ -78,14 +84,17 @@ class RLlibEnvConfig:
         data = dict(config)
         game = data.pop("game", None)
         if not isinstance(game, str):
-            raise RLlibEnvError(f"env_config needs 'game' (one of {', '.join(registry.names())}"
-                                f"), got {game!r}")
+            raise RLlibEnvError(
+                f"env_config needs 'game' (one of {', '.join(registry.names())}), got {game!r}"
+            )
         registry.get(game)  # UnknownGameError naming the known games
         bad = [k for k in data if k in RESERVED_OPTIONS or not isinstance(k, str)]
         if bad:
-            raise RLlibEnvError(f"env_config keys {bad} are not allowed here (the RLlib env "
-                                "does not render); every other key is an env option of "
-                                f"{game}'s parallel env")
+            raise RLlibEnvError(
+                f"env_config keys {bad} are not allowed here (the RLlib env "
+                "does not render); every other key is an env option of "
+                f"{game}'s parallel env"
+            )
         return cls(game=registry.get(game).name, options=data)
 
 
@@ -117,8 +126,9 @@ class _LegalDict(spaces.Dict):
     its discrete part ``key`` with the agent's legal actions now (pickles to the plain
     space)."""
 
-    def __init__(self, plain: spaces.Dict, key: str,
-                 mask_of: Callable[[], np.ndarray | None]) -> None:
+    def __init__(
+        self, plain: spaces.Dict, key: str, mask_of: Callable[[], np.ndarray | None]
+    ) -> None:
         # copies: the env's agents share one space object, so each seeds its own
         super().__init__({k: copy.deepcopy(v) for k, v in plain.spaces.items()})
         self._plain_space = plain
@@ -154,8 +164,9 @@ def _noop(space: spaces.Space) -> Any:
         return {k: _noop(s) for k, s in space.spaces.items()}
     if isinstance(space, spaces.Box):
         return np.zeros(space.shape, dtype=space.dtype)
-    raise RLlibEnvError(f"action space {space} is not supported (Discrete, Box, or a Dict "
-                        "of those)")
+    raise RLlibEnvError(
+        f"action space {space} is not supported (Discrete, Box, or a Dict of those)"
+    )
 
 
 class RLlibMultiAgentEnv(MultiAgentEnv):
@@ -184,10 +195,12 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
             mask_space = spaces.Box(0, 1, (self.par_env.unwrapped.adapter.num_actions,))
             self._mask_in_info = True
         self.num_actions = int(mask_space.shape[0])
-        obs_space = spaces.Dict({
-            OBS_KEY: inner,
-            MASK_KEY: spaces.Box(0.0, 1.0, (self.num_actions,), np.float32),
-        })
+        obs_space = spaces.Dict(
+            {
+                OBS_KEY: inner,
+                MASK_KEY: spaces.Box(0.0, 1.0, (self.num_actions,), np.float32),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space(a) for a in self.possible_agents}
         self._noops = {a: _noop(self.par_env.action_space(a)) for a in self.possible_agents}
@@ -210,8 +223,7 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
             env = ref()
             return None if env is None else env._masks.get(agent)
 
-        if isinstance(plain, spaces.Discrete) and plain.n == self.num_actions \
-                and plain.start == 0:
+        if isinstance(plain, spaces.Discrete) and plain.n == self.num_actions and plain.start == 0:
             return _LegalDiscrete(int(plain.n), mask_of)
         if isinstance(plain, spaces.Dict):
             key = _masked_part(plain, self.num_actions)
@@ -220,8 +232,9 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         return plain  # a Box (Lazer Ryderz's box mode): every vector in it is legal
 
     # ------------------------------------------------------------------ API
-    def reset(self, *, seed: int | None = None,
-              options: dict | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a game; returns the observations and infos of the agents to act first."""
         if seed is not None:
             game_seed = int(seed)
@@ -234,14 +247,17 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         self.game_seed = self.par_env.session.record.seed if game_seed is None else game_seed
         if seed is not None:
             for i, a in enumerate(self.possible_agents):  # the spaces' own draws, seeded
-                self.action_spaces[a].seed(int(np.random.SeedSequence(
-                    [game_seed, self._worker, i]).generate_state(1)[0]))
+                self.action_spaces[a].seed(
+                    int(np.random.SeedSequence([game_seed, self._worker, i]).generate_state(1)[0])
+                )
         self.agents = list(self.par_env.agents)
         self._pending = {a: 0.0 for a in self.agents}
         self._note_masks(obs, infos)
         self.acting = self._deciders()
-        return ({a: self._view(obs[a], infos[a]) for a in self.acting},
-                {a: infos[a] for a in self.acting})
+        return (
+            {a: self._view(obs[a], infos[a]) for a in self.acting},
+            {a: infos[a] for a in self.acting},
+        )
 
     def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply the acting agents' actions; returns obs, rewards, terminateds, truncateds,
@@ -252,12 +268,15 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         unknown = sorted(set(action_dict) - set(acting))
         missing = [a for a in acting if a not in action_dict]
         if unknown or missing:
-            raise RLlibEnvError(f"actions must come from exactly the agents to act now "
-                                f"{acting}; got actions of {sorted(action_dict)}"
-                                + (f" (not to act: {unknown})" if unknown else "")
-                                + (f" (missing: {missing})" if missing else ""))
-        actions = {a: (action_dict[a] if a in action_dict else self._noops[a])
-                   for a in self.par_env.agents}
+            raise RLlibEnvError(
+                f"actions must come from exactly the agents to act now "
+                f"{acting}; got actions of {sorted(action_dict)}"
+                + (f" (not to act: {unknown})" if unknown else "")
+                + (f" (missing: {missing})" if missing else "")
+            )
+        actions = {
+            a: (action_dict[a] if a in action_dict else self._noops[a]) for a in self.par_env.agents
+        }
         obs, rewards, terms, truncs, infos = self.par_env.step(actions)
         pending = self._pending
         for a, r in rewards.items():
@@ -306,8 +325,10 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         has NOOP; every other agent has NOOP alone)."""
         acting = [a for a in self.agents if self._masks[a][0] == 0]
         if not acting:
-            raise RLlibEnvError(f"{self.entry.name}: the game is not over but no agent has "
-                                "an action other than NOOP (a broken env?)")
+            raise RLlibEnvError(
+                f"{self.entry.name}: the game is not over but no agent has "
+                "an action other than NOOP (a broken env?)"
+            )
         return acting
 
     def _view(self, obs: Any, info: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -23,8 +23,9 @@ from tabletop.gamebase import seat_index
 Policy = Callable[[np.ndarray | None, np.ndarray, int, np.random.Generator], Any]
 
 
-def random_policy(obs: np.ndarray | None, mask: np.ndarray, seat: int,
-                  rng: np.random.Generator) -> int:
+def random_policy(
+    obs: np.ndarray | None, mask: np.ndarray, seat: int, rng: np.random.Generator
+) -> int:
     """A uniformly random legal action."""
     return random_masked_index(mask, rng)
 
@@ -49,12 +50,16 @@ class SingleAgentView(gymnasium.Env):
     #: the constructor's own keywords (game options built into the adapter are not)
     view_options = ("opponents", "learner_seat", "opponent_sampler")
 
-    def __init__(self, adapter: GameAdapter,
-                 opponents: Policy | Sequence[Policy] | None = None,
-                 learner_seat: int | str = 0, render_mode: str | None = None,
-                 on_illegal: str = "raise", auto_play: bool = True,
-                 opponent_sampler: Callable[[np.random.Generator], Sequence[Policy]]
-                 | None = None) -> None:
+    def __init__(
+        self,
+        adapter: GameAdapter,
+        opponents: Policy | Sequence[Policy] | None = None,
+        learner_seat: int | str = 0,
+        render_mode: str | None = None,
+        on_illegal: str = "raise",
+        auto_play: bool = True,
+        opponent_sampler: Callable[[np.random.Generator], Sequence[Policy]] | None = None,
+    ) -> None:
         self.adapter = adapter
         self.render_mode = render_mode
         self.session = GameSession(adapter, on_illegal_option(on_illegal), auto_play)
@@ -64,8 +69,10 @@ class SingleAgentView(gymnasium.Env):
         single = callable(opponents) or is_bot(opponents)
         self._fixed = [opponents] * (n - 1) if single else list(opponents)
         if len(self._fixed) != n - 1:
-            raise ConfigError(f"need {n - 1} opponent policies (one per other seat) or one "
-                              f"for all, got {len(self._fixed)}")
+            raise ConfigError(
+                f"need {n - 1} opponent policies (one per other seat) or one "
+                f"for all, got {len(self._fixed)}"
+            )
         self._sampler = opponent_sampler
         self._seat_option = learner_seat
         if learner_seat == "random":
@@ -81,15 +88,17 @@ class SingleAgentView(gymnasium.Env):
         self._opp_rng = np.random.default_rng(0)
         self._policies: dict[int, Policy] = {}
 
-    def _random_opponent(self, obs: Any, mask: np.ndarray, seat: int,
-                         rng: np.random.Generator) -> Any:
+    def _random_opponent(
+        self, obs: Any, mask: np.ndarray, seat: int, rng: np.random.Generator
+    ) -> Any:
         """The default opponent: a uniformly random legal env action."""
         return self.adapter.random_env_action(mask, rng)
 
     _random_opponent.needs_observation = False  # type: ignore[attr-defined]
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
         """A new game; returns the learner's first observation."""
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**62))
@@ -115,8 +124,10 @@ class SingleAgentView(gymnasium.Env):
         return self.adapter.encode(self.session.state, self.learner)
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {self.adapter.mask_key: self.session.mask(self.learner),
-                                "seat": self.learner}
+        info: dict[str, Any] = {
+            self.adapter.mask_key: self.session.mask(self.learner),
+            "seat": self.learner,
+        }
         if self.session.done:
             info["won"] = float(self.session.state.outcome().winner == self.learner)
         return info
@@ -137,14 +148,16 @@ class SingleAgentView(gymnasium.Env):
                 return
             for p in others:
                 policy = self._policies[p]
-                obs = (self.adapter.encode(s.state, p)
-                       if getattr(policy, "needs_observation", True) else None)
+                obs = (
+                    self.adapter.encode(s.state, p)
+                    if getattr(policy, "needs_observation", True)
+                    else None
+                )
                 action = policy(obs, s.mask(p), p, self._opp_rng)
                 s.act(p, action)
                 if s.done or self.learner in s.deciders():
                     break
-            if self.learner in s.deciders() and not [
-                    p for p in s.deciders() if p != self.learner]:
+            if self.learner in s.deciders() and not [p for p in s.deciders() if p != self.learner]:
                 return
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:

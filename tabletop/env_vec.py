@@ -98,13 +98,15 @@ class ActionMasksVecEnv(VecEnvWrapper):
         if len(infos) != self.num_envs:
             raise MissingMaskError(
                 f"the wrapped VecEnv's {where} gave {len(infos)} infos for {self.num_envs} envs "
-                "(SB3 VecEnvs keep their reset infos in reset_infos)")
+                "(SB3 VecEnvs keep their reset infos in reset_infos)"
+            )
         masks = []
         for i, info in enumerate(infos):
             if self.mask_key not in info:
                 raise MissingMaskError(
                     f"info {i} of the {where} has no {self.mask_key!r} (keys: {sorted(info)}); "
-                    "build the env with mask_in='info' so that the mask is in its infos")
+                    "build the env with mask_in='info' so that the mask is in its infos"
+                )
             masks.append(np.asarray(info[self.mask_key]))
         return np.stack(masks).astype(bool)
 
@@ -138,11 +140,15 @@ class ActionMasksVecEnv(VecEnvWrapper):
                 return False
             return True
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
         """``action_masks`` answered here, one mask per index; others as the wrapped env."""
         if method_name == ACTION_MASKS:
             masks = self.action_masks()
             return [masks[i] for i in self._get_indices(indices)]
-        return self.venv.env_method(method_name, *method_args, indices=indices,
-                                    **method_kwargs)
+        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)

@@ -30,8 +30,9 @@ INLINE_FILE = "<carried by value>"
 def shipped_presets(config_dir: Path) -> frozenset[str]:
     """The YAML files of a game's shipped configs, as paths relative to its folder (the only
     files a config dict may name)."""
-    return frozenset(p.relative_to(config_dir).as_posix()
-                     for p in config_dir.rglob("*.yaml") if p.is_file())
+    return frozenset(
+        p.relative_to(config_dir).as_posix() for p in config_dir.rglob("*.yaml") if p.is_file()
+    )
 
 
 def checked_seed(seed: Any) -> int | None:
@@ -39,8 +40,11 @@ def checked_seed(seed: Any) -> int | None:
     :class:`ConfigError` (a seed is stored in the state and its records, as JSON)."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) \
-            or not 0 <= int(seed) <= 2**63:
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, int | np.integer)
+        or not 0 <= int(seed) <= 2**63
+    ):
         raise ConfigError(f"a game seed is None or an int in 0..2**63, got {seed!r}")
     return int(seed)
 
@@ -49,8 +53,9 @@ def seat_index(seat: Any, num_players: int) -> int:
     """``seat`` as a seat of a game of ``num_players``, or :class:`SeatError` naming what
     was wrong and what is allowed (an int, or a numpy int, in ``0 .. num_players - 1``)."""
     if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
-        raise SeatError(f"a seat must be an int in 0..{num_players - 1}, got {seat!r} "
-                        f"({type(seat).__name__})")
+        raise SeatError(
+            f"a seat must be an int in 0..{num_players - 1}, got {seat!r} ({type(seat).__name__})"
+        )
     s = int(seat)
     if not 0 <= s < num_players:
         raise SeatError(f"seat {s} does not exist: this game has seats 0..{num_players - 1}")
@@ -62,7 +67,8 @@ def joint_action(actions: Any, num_players: int) -> dict[int, Any]:
     anything but a mapping is an :class:`IllegalActionError`."""
     if not isinstance(actions, Mapping):
         raise IllegalActionError(
-            f"actions must map each deciding seat to its action, got {type(actions).__name__}")
+            f"actions must map each deciding seat to its action, got {type(actions).__name__}"
+        )
     return {seat_index(s, num_players): a for s, a in actions.items()}
 
 
@@ -95,8 +101,7 @@ class GameBase:
     serialize_module: ClassVar[str]
 
     @classmethod
-    def resolve_rules(cls, config: Any, overrides: Mapping[str, Any],
-                      loader: Any) -> Any:
+    def resolve_rules(cls, config: Any, overrides: Mapping[str, Any], loader: Any) -> Any:
         """The rules: ``config`` itself when it is a rules object (no overrides allowed
         then), else ``loader(config, **overrides)`` (a path, or None for the default)."""
         if isinstance(config, cls.rules_class):
@@ -147,8 +152,9 @@ class GameBase:
         data = dict(data)
         base = data.pop("base_dir", "")
         if base != "":
-            raise ConfigError(f"config dict: base_dir must be empty (a config dict names no "
-                              f"folder), got {base!r}")
+            raise ConfigError(
+                f"config dict: base_dir must be empty (a config dict names no folder), got {base!r}"
+            )
         presets = shipped_presets(cls.rules_class.config_dir)
         files: dict[str, Any] = {}
         for name in cls.file_fields:
@@ -159,7 +165,8 @@ class GameBase:
             elif not (isinstance(value, str) and value in presets):
                 raise ConfigError(
                     f"config dict: {name}: {value!r} is neither the file's content nor a "
-                    f"shipped preset ({', '.join(sorted(presets))})")
+                    f"shipped preset ({', '.join(sorted(presets))})"
+                )
         data["base_dir"] = ""
         return cls(from_mapping(cls.rules_class, data, source="<config dict>"), files=files)
 
@@ -251,8 +258,10 @@ class MachineQueries:
         """Why no action can be applied now (the game is over, or chance is pending)."""
         if self.is_terminal():
             return f"no decision is pending: the game is over ({self.status.value})"
-        return (f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
-                "use apply_chance")
+        return (
+            f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
+            "use apply_chance"
+        )
 
     def outcome(self) -> GameOutcome:
         """Why the game ended (``IN_PROGRESS`` while it goes on) and the winner."""

@@ -18,8 +18,13 @@ MAX_INT = 2**63
 MAX_STR = 256
 
 
-def check_limits(data: Any, max_depth: int, max_values: int, what: str = "state dict",
-                 max_containers: int | None = None) -> None:
+def check_limits(
+    data: Any,
+    max_depth: int,
+    max_values: int,
+    what: str = "state dict",
+    max_containers: int | None = None,
+) -> None:
     """Size, depth and type limits of JSON data, checked before anything reads it, without
     recursion and in time bounded by the limits: at most ``max_values`` values (every
     object, list, key and leaf counts), of which at most ``max_containers`` objects and
@@ -46,11 +51,17 @@ def check_limits(data: Any, max_depth: int, max_values: int, what: str = "state 
         """What is wrong with a leaf value, or None."""
         t = type(x)
         if t is int:
-            return None if -MAX_INT <= x <= MAX_INT else \
-                f"an integer beyond +-2**63 ({x.bit_length()} bits)"
+            return (
+                None
+                if -MAX_INT <= x <= MAX_INT
+                else f"an integer beyond +-2**63 ({x.bit_length()} bits)"
+            )
         if t is str:
-            return None if len(x) <= MAX_STR else \
-                f"a string of {len(x)} characters (at most {MAX_STR})"
+            return (
+                None
+                if len(x) <= MAX_STR
+                else f"a string of {len(x)} characters (at most {MAX_STR})"
+            )
         if t is float:
             return None if math.isfinite(x) else f"expected a finite number, got {x!r}"
         if x is None or t is bool:
@@ -77,8 +88,11 @@ def check_limits(data: Any, max_depth: int, max_values: int, what: str = "state 
         if not types <= _PLAIN:
             return False
         if types & _NUMBERS:
-            nums = [x for x in values if type(x) is int or type(x) is float] \
-                if types - _NUMBERS else values
+            nums = (
+                [x for x in values if type(x) is int or type(x) is float]
+                if types - _NUMBERS
+                else values
+            )
             if nums and (min(nums) < -MAX_INT or max(nums) > MAX_INT):
                 return False
             if float in types and not all(map(math.isfinite, nums)):
@@ -171,8 +185,9 @@ def as_list(v: Any, path: str, length: int | None = None) -> list:
     return v
 
 
-def as_ints(v: Any, path: str, length: int | None = None, lo: int | None = None,
-            hi: int | None = None) -> list[int]:
+def as_ints(
+    v: Any, path: str, length: int | None = None, lo: int | None = None, hi: int | None = None
+) -> list[int]:
     """A list of integers within [lo, hi]."""
     return [as_int(x, f"{path}[{i}]", lo, hi) for i, x in enumerate(as_list(v, path, length))]
 
@@ -195,5 +210,7 @@ def check_deciders(state: Any) -> None:
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             raise bad("decision", f"seat {p} cannot decide at this state: {exc!r}") from None
         if not options:
-            raise bad("decision", f"seat {p} has no legal action at this "
-                      f"{state.decision['kind']!r} decision")
+            raise bad(
+                "decision",
+                f"seat {p} has no legal action at this {state.decision['kind']!r} decision",
+            )

@@ -14,11 +14,15 @@ from tabletop.protocol import random_legal_actions
 from tabletop.records import GameRecord, RecordingState
 
 
-def play_random_game(game: Any, seed: int, record_name: str, *,
-                     show: Callable[[Any], bool] = lambda state: False,
-                     describe: Callable[[Any, Mapping[int, Any]], str | None] = (
-                         lambda state, actions: None),
-                     out: Callable[[str], None] | None = print) -> tuple[Any, GameRecord]:
+def play_random_game(
+    game: Any,
+    seed: int,
+    record_name: str,
+    *,
+    show: Callable[[Any], bool] = lambda state: False,
+    describe: Callable[[Any, Mapping[int, Any]], str | None] = (lambda state, actions: None),
+    out: Callable[[str], None] | None = print,
+) -> tuple[Any, GameRecord]:
     """Play ``game`` from ``new_initial_state(seed)`` with uniformly random legal actions and
     chance outcomes drawn from ``numpy.random.default_rng(seed)``; return the final state and
     the game's record (``record_name``: the env's versioned name, so that ``python -m
@@ -54,8 +58,12 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=doc)
     ap.add_argument("--seed", type=int, default=0, help="seeds the game and the players")
     ap.add_argument("--players", type=int, default=4, help="number of players")
-    ap.add_argument("--record", type=Path, metavar="PATH",
-                    help="also write the game's record (JSON; python -m tabletop.replay PATH)")
+    ap.add_argument(
+        "--record",
+        type=Path,
+        metavar="PATH",
+        help="also write the game's record (JSON; python -m tabletop.replay PATH)",
+    )
     return ap
 
 

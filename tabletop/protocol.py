@@ -172,8 +172,10 @@ def check_rng(rng: Any) -> np.random.Generator:
     """``rng`` if it is a ``numpy.random.Generator``, else a ``TypeError`` saying so (every
     random draw comes from an explicitly passed, seeded generator)."""
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
-                        f"got {type(rng).__name__}")
+        raise TypeError(
+            f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
     return rng
 
 

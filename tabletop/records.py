@@ -64,10 +64,15 @@ class GameRecord:
     earlier read would miss the events logged since, and take its appends before them).
     """
 
-    def __init__(self, game: str, config: dict[str, Any], seed: int | None,
-                 events: list[dict[str, Any]] | None = None,
-                 snapshots: dict[int, dict[str, Any]] | None = None,
-                 final_digest: str | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        config: dict[str, Any],
+        seed: int | None,
+        events: list[dict[str, Any]] | None = None,
+        snapshots: dict[int, dict[str, Any]] | None = None,
+        final_digest: str | None = None,
+    ) -> None:
         self.game = game
         self.config = config
         self.seed = seed
@@ -87,9 +92,12 @@ class GameRecord:
         return self._events
 
     def _write_pending(self) -> None:
-        written = [{"chance": json_value(what)} if to_json is None else
-                   {"actions": {str(k): to_json(a) for k, a in sorted(what.items())}}
-                   for what, to_json in self._pending]
+        written = [
+            {"chance": json_value(what)}
+            if to_json is None
+            else {"actions": {str(k): to_json(a) for k, a in sorted(what.items())}}
+            for what, to_json in self._pending
+        ]
         self._events.extend(written)  # (nothing changes if writing one fails)
         self._pending.clear()  # (in place: a shallow copy shares it, and the events)
 
@@ -114,9 +122,11 @@ class GameRecord:
         return self.to_dict() == other.to_dict()
 
     def __repr__(self) -> str:
-        return (f"GameRecord(game={self.game!r}, seed={self.seed!r}, "
-                f"{len(self._events) + len(self._pending)} events, "
-                f"{len(self.snapshots)} snapshots)")
+        return (
+            f"GameRecord(game={self.game!r}, seed={self.seed!r}, "
+            f"{len(self._events) + len(self._pending)} events, "
+            f"{len(self.snapshots)} snapshots)"
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         # (pending actions hold their writer, a bound method; the followed state travels
@@ -149,9 +159,18 @@ class GameRecord:
         if data.get("schema") != RECORD_SCHEMA or data.get("version") not in READ_VERSIONS:
             raise InvalidStateError(
                 f"record: expected schema {RECORD_SCHEMA!r} version 1 or {RECORD_VERSION}, got "
-                f"{data.get('schema')!r} version {data.get('version')!r}")
-        known = {"schema", "version", "game", "config", "seed", "events", "snapshots",
-                 "final_digest"}
+                f"{data.get('schema')!r} version {data.get('version')!r}"
+            )
+        known = {
+            "schema",
+            "version",
+            "game",
+            "config",
+            "seed",
+            "events",
+            "snapshots",
+            "final_digest",
+        }
         if set(data) - known:
             raise InvalidStateError(f"record: unknown keys {sorted(set(data) - known)}")
         game, config, seed = data.get("game"), data.get("config"), data.get("seed")
@@ -167,21 +186,26 @@ class GameRecord:
         if len(events) > MAX_RECORD_EVENTS:
             raise InvalidStateError(f"record: {len(events)} events (at most {MAX_RECORD_EVENTS})")
         for i, e in enumerate(events):
-            if not isinstance(e, Mapping) or len(e) != 1 or next(iter(e)) not in (
-                "chance",
-                "actions",
+            if (
+                not isinstance(e, Mapping)
+                or len(e) != 1
+                or next(iter(e))
+                not in (
+                    "chance",
+                    "actions",
+                )
             ):
                 raise InvalidStateError(f"record: event {i} must be {{chance}} or {{actions}}")
             if "actions" in e and not isinstance(e["actions"], Mapping):
                 raise InvalidStateError(f"record: event {i}: actions must be an object")
         snaps = data.get("snapshots") or {}
         if not isinstance(snaps, Mapping) or not all(
-                isinstance(k, str) and k.isdigit() and int(k) <= len(events) for k in snaps):
+            isinstance(k, str) and k.isdigit() and int(k) <= len(events) for k in snaps
+        ):
             raise InvalidStateError("record: 'snapshots' must map event indices to states")
         digest = data.get("final_digest")
         if digest is not None and not (isinstance(digest, str) and len(digest) == 16):
-            raise InvalidStateError(f"record: 'final_digest' must be 16 hex digits, got "
-                                    f"{digest!r}")
+            raise InvalidStateError(f"record: 'final_digest' must be 16 hex digits, got {digest!r}")
         return cls(
             game=game,
             config=dict(config),
@@ -269,12 +293,14 @@ def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
         raise InvalidStateError(
             f"record: the replay ends in another state than the one recorded (digest "
             f"{state_digest(state)}, recorded {record.final_digest}): events were removed, "
-            "changed or cut off")
+            "changed or cut off"
+        )
     yield state
 
 
-def replay(game: Game, record: GameRecord,
-           on_state: Callable[[State], None] | None = None) -> State:
+def replay(
+    game: Game, record: GameRecord, on_state: Callable[[State], None] | None = None
+) -> State:
     """Replay ``record`` on ``game``; returns the final state."""
     state = None
     for state in iter_replay(game, record):

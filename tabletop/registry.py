@@ -37,17 +37,17 @@ def resolve(spec: str) -> Any:
 class GameEntry:
     """Where one game's engine, envs, single-agent view, bots and default configs live."""
 
-    name: str                   # short name used by every CLI and the server
-    title: str                  # for people: "Lunatix Loop"
-    env_name: str               # versioned PettingZoo name; a record's ``game``
-    env_id: str                 # PettingZoo and Gymnasium registry id
-    package: str                # the game's package
-    rules_module: str           # the engine (``Game``, ``State``); no RL imports
-    envs_module: str            # env(), parallel_env(), raw_env, single_agent_env(), ...
-    single_agent: str           # "module:Class" of the Gymnasium single-agent view
-    replay_factory: str         # "module:fn": record config dict -> (game, adapter)
-    heuristic: str              # "module:Class" of the game's heuristic bot
-    train_config: str           # file of ``configs/train/`` that ``make train`` runs
+    name: str  # short name used by every CLI and the server
+    title: str  # for people: "Lunatix Loop"
+    env_name: str  # versioned PettingZoo name; a record's ``game``
+    env_id: str  # PettingZoo and Gymnasium registry id
+    package: str  # the game's package
+    rules_module: str  # the engine (``Game``, ``State``); no RL imports
+    envs_module: str  # env(), parallel_env(), raw_env, single_agent_env(), ...
+    single_agent: str  # "module:Class" of the Gymnasium single-agent view
+    replay_factory: str  # "module:fn": record config dict -> (game, adapter)
+    heuristic: str  # "module:Class" of the game's heuristic bot
+    train_config: str  # file of ``configs/train/`` that ``make train`` runs
     # outcome reasons (values of the engine's outcome enum) that reports count besides
     # wins and truncations, with their labels
     outcome_labels: dict[str, str] = field(default_factory=dict)
@@ -118,20 +118,32 @@ class GameEntry:
 #: short name -> entry; the only list of the games
 GAMES: dict[str, GameEntry] = {
     "lunatix": GameEntry(
-        name="lunatix", title="Lunatix Loop", env_name="lunatix_loop_v0",
-        env_id="LunatixLoop-v0", package="lunatix_env", rules_module="lunatix_env.rules",
-        envs_module="lunatix_env.envs", single_agent="lunatix_env.envs:LunatixSingleAgentEnv",
+        name="lunatix",
+        title="Lunatix Loop",
+        env_name="lunatix_loop_v0",
+        env_id="LunatixLoop-v0",
+        package="lunatix_env",
+        rules_module="lunatix_env.rules",
+        envs_module="lunatix_env.envs",
+        single_agent="lunatix_env.envs:LunatixSingleAgentEnv",
         replay_factory="lunatix_env.envs:replay_game",
         heuristic="agents.heuristic_lunatix:LunatixHeuristic",
         train_config="lunatix_maskppo.yaml",
-        outcome_labels={"all_out": "games ending with every car out"}),
+        outcome_labels={"all_out": "games ending with every car out"},
+    ),
     "ryderz": GameEntry(
-        name="ryderz", title="Lazer Ryderz", env_name="lazer_ryderz_v0",
-        env_id="LazerRyderz-v0", package="ryderz_env", rules_module="ryderz_env.rules",
-        envs_module="ryderz_env.envs", single_agent="ryderz_env.envs:RyderzSingleAgentEnv",
+        name="ryderz",
+        title="Lazer Ryderz",
+        env_name="lazer_ryderz_v0",
+        env_id="LazerRyderz-v0",
+        package="ryderz_env",
+        rules_module="ryderz_env.rules",
+        envs_module="ryderz_env.envs",
+        single_agent="ryderz_env.envs:RyderzSingleAgentEnv",
         replay_factory="ryderz_env.envs:replay_game",
         heuristic="agents.heuristic_ryderz:RyderzHeuristic",
-        train_config="ryderz_maskppo.yaml"),
+        train_config="ryderz_maskppo.yaml",
+    ),
 }
 
 
@@ -148,8 +160,10 @@ def get(name: str) -> GameEntry:
     for e in GAMES.values():
         if name in (e.env_name, e.env_id):
             return e
-    raise UnknownGameError(f"unknown game {name!r}; known: {', '.join(GAMES)} "
-                           f"(or their env names {', '.join(e.env_name for e in GAMES.values())})")
+    raise UnknownGameError(
+        f"unknown game {name!r}; known: {', '.join(GAMES)} "
+        f"(or their env names {', '.join(e.env_name for e in GAMES.values())})"
+    )
 
 
 def of_state(state: Any) -> GameEntry:
@@ -166,4 +180,3 @@ def register_all() -> None:
     """Register every game's env ids with PettingZoo and Gymnasium."""
     for e in GAMES.values():
         e.register_envs()
-

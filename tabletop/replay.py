@@ -72,8 +72,9 @@ def describe_event(game: Any, event: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def frames(game: Any, record: GameRecord, every_step: bool = False
-           ) -> Iterator[tuple[int, str, Any]]:
+def frames(
+    game: Any, record: GameRecord, every_step: bool = False
+) -> Iterator[tuple[int, str, Any]]:
     """``(event index, title, state)`` for each state to show.
 
     Without ``every_step``: the initial state, the first state of each new round (states
@@ -107,13 +108,19 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
     raw = np.concatenate([np.zeros((h, 1), np.uint8), a.reshape(h, w * 3)], axis=1)
 
     def chunk(tag: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + tag + data
-                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+        return (
+            struct.pack(">I", len(data))
+            + tag
+            + data
+            + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+        )
 
-    png = (b"\x89PNG\r\n\x1a\n"
-           + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
-           + chunk(b"IEND", b""))
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )
     Path(path).write_bytes(png)
 
 
@@ -128,15 +135,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tabletop.replay",
         description="Replay a game record (JSON written by GameRecord.save) and show it.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("record", help="path of the record JSON")
-    parser.add_argument("--every-step", action="store_true",
-                        help="show the state after every event (default: once per round)")
-    parser.add_argument("--render", choices=("ansi", "rgb_array"), default="ansi",
-                        help="ansi: print text (default); rgb_array: write PNG frames")
+    parser.add_argument(
+        "--every-step",
+        action="store_true",
+        help="show the state after every event (default: once per round)",
+    )
+    parser.add_argument(
+        "--render",
+        choices=("ansi", "rgb_array"),
+        default="ansi",
+        help="ansi: print text (default); rgb_array: write PNG frames",
+    )
     parser.add_argument("--out", help="folder for the PNG frames (with --render rgb_array)")
-    parser.add_argument("--game", metavar="MODULE:FACTORY",
-                        help="the game factory, for a game not in the known table")
+    parser.add_argument(
+        "--game",
+        metavar="MODULE:FACTORY",
+        help="the game factory, for a game not in the known table",
+    )
     args = parser.parse_args(argv)
     if args.render == "rgb_array" and not args.out:
         parser.error("--render rgb_array needs --out DIR")
@@ -158,12 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"=== {title}")
                 print(adapter.render_ansi(state), end="\n\n")
             else:
-                write_png(out / f"frame_{count:05d}_event_{i:05d}.png",
-                          adapter.render_rgb(state))
+                write_png(out / f"frame_{count:05d}_event_{i:05d}.png", adapter.render_rgb(state))
             count += 1
     except ValueError as exc:  # IllegalActionError, InvalidStateError: a corrupt record
-        print(f"error: {args.record}: replay failed after {count} frames: {one_line(exc)}",
-              file=sys.stderr)
+        print(
+            f"error: {args.record}: replay failed after {count} frames: {one_line(exc)}",
+            file=sys.stderr,
+        )
         return 1
     if out is not None:
         print(f"wrote {count} frames to {out}")

@@ -69,8 +69,9 @@ class HumanViewer:
             h, w = frame.shape[:2]
             if self._screen.get_size() != (w, h):
                 self._screen = pg.display.set_mode((w, h))
-            surf = pg.image.frombuffer(np.ascontiguousarray(frame, dtype=np.uint8).tobytes(),
-                                       (w, h), "RGB")
+            surf = pg.image.frombuffer(
+                np.ascontiguousarray(frame, dtype=np.uint8).tobytes(), (w, h), "RGB"
+            )
             self._screen.blit(surf, (0, 0))
             pg.display.flip()
         except Exception:  # a window that goes away must not break the environment

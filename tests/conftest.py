@@ -21,5 +21,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa
     if NO_SKIPS and report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
-        report.longrepr = (f"skipped under TABLETOP_NO_SKIPS=1 (CI installs every extra the "
-                           f"tests need): {reason}")
+        report.longrepr = (
+            f"skipped under TABLETOP_NO_SKIPS=1 (CI installs every extra the tests need): {reason}"
+        )

@@ -52,19 +52,28 @@ print(json.dumps(out))
 """
 
 
-def play_in_process(module: str, cases: list[tuple[dict[str, Any], int]],
-                    hash_seed: str) -> list[dict[str, Any]]:
+def play_in_process(
+    module: str, cases: list[tuple[dict[str, Any], int]], hash_seed: str
+) -> list[dict[str, Any]]:
     """Play ``cases`` ((Game kwargs, seed) pairs) of ``module``'s Game in a new process."""
     env = dict(os.environ, PYTHONHASHSEED=hash_seed)
     spec = json.dumps({"module": module, "cases": cases})
-    res = subprocess.run([sys.executable, "-c", SCRIPT, spec], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=600, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", SCRIPT, spec],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def assert_same_in_two_processes(module: str, cases: list[tuple[dict[str, Any], int]],
-                                 min_steps: int) -> list[dict[str, Any]]:
+def assert_same_in_two_processes(
+    module: str, cases: list[tuple[dict[str, Any], int]], min_steps: int
+) -> list[dict[str, Any]]:
     """Both processes (different hash seeds) agree on every game, step by step."""
     a = play_in_process(module, cases, "0")
     b = play_in_process(module, cases, "4242")

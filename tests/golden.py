@@ -53,15 +53,32 @@ class Playthrough:
 ODD_OFF = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False}
 PLAYTHROUGHS = (
     Playthrough("lunatix_4p", "lunatix", {"num_players": 4}, seed=13),  # a win
-    Playthrough("lunatix_3p_turn_around", "lunatix",
-                {"num_players": 3, "turn_around": True}, seed=2),
+    Playthrough(
+        "lunatix_3p_turn_around", "lunatix", {"num_players": 3, "turn_around": True}, seed=2
+    ),
     Playthrough("ryderz_2p_standard", "ryderz", {"num_players": 2}, seed=1),
-    Playthrough("ryderz_4p_powers_large", "ryderz",
-                {"num_players": 4, "powers": True, "table": "large"}, seed=3),  # a win
-    Playthrough("ryderz_3p_powers_long_squared", "ryderz",
-                {"num_players": 3, "powers": True, "table": "long",
-                 "odd_table": {**ODD_OFF, "toss_start_prizms": True, "start_far_sides": True,
-                               "square_edge": True}}, seed=3),
+    Playthrough(
+        "ryderz_4p_powers_large",
+        "ryderz",
+        {"num_players": 4, "powers": True, "table": "large"},
+        seed=3,
+    ),  # a win
+    Playthrough(
+        "ryderz_3p_powers_long_squared",
+        "ryderz",
+        {
+            "num_players": 3,
+            "powers": True,
+            "table": "long",
+            "odd_table": {
+                **ODD_OFF,
+                "toss_start_prizms": True,
+                "start_far_sides": True,
+                "square_edge": True,
+            },
+        },
+        seed=3,
+    ),
 )
 
 
@@ -77,11 +94,13 @@ def play(p: Playthrough) -> str:
     game = entry.game(**p.overrides)
     state = game.new_initial_state(p.seed)
     rng = np.random.default_rng(p.seed)
-    lines = [f"# golden playthrough {p.name}: {entry.rules_module}, overrides "
-             f"{json.dumps(p.overrides, sort_keys=True)}, seed {p.seed}; uniformly random "
-             "legal actions from numpy's default_rng(seed)",
-             "# regenerate after an intended rules change: .venv/bin/python tests/golden.py "
-             "--update (see tests/golden.py)"]
+    lines = [
+        f"# golden playthrough {p.name}: {entry.rules_module}, overrides "
+        f"{json.dumps(p.overrides, sort_keys=True)}, seed {p.seed}; uniformly random "
+        "legal actions from numpy's default_rng(seed)",
+        "# regenerate after an intended rules change: .venv/bin/python tests/golden.py "
+        "--update (see tests/golden.py)",
+    ]
     step = 0
     while not state.is_terminal():
         step += 1
@@ -90,14 +109,17 @@ def play(p: Playthrough) -> str:
             lines.append(f"{step:5d} chance {json.dumps(rounded(json_value(what)))}")
         else:
             for seat, a in what.items():
-                lines.append(f"{step:5d} seat {seat}: {a}  "
-                             f"{json.dumps(rounded(game.action_to_json(a)))}")
+                lines.append(
+                    f"{step:5d} seat {seat}: {a}  {json.dumps(rounded(game.action_to_json(a)))}"
+                )
         if step % CHECKPOINT == 0:
             lines += [f"== after step {step}: digest {digest(state)} ==", str(state)]
     out = state.outcome()
-    lines += [f"== end after step {step}: {out.reason.value}, winner {out.winner}, returns "
-              f"{[round(r, 6) for r in state.returns()]}, digest {digest(state)} ==",
-              str(state)]
+    lines += [
+        f"== end after step {step}: {out.reason.value}, winner {out.winner}, returns "
+        f"{[round(r, 6) for r in state.returns()]}, digest {digest(state)} ==",
+        str(state),
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -46,8 +46,15 @@ def mix_index(g: Game, tacks: int, oil: int, glue: int) -> int:
     return g.codec.chip_mixes.index((tacks, oil, glue))
 
 
-def put(s: State, seat: int, square: int, speed: int | None = None,
-        max_speed: int | None = None, facing: int = 0, laps: int = 0) -> None:
+def put(
+    s: State,
+    seat: int,
+    square: int,
+    speed: int | None = None,
+    max_speed: int | None = None,
+    facing: int = 0,
+    laps: int = 0,
+) -> None:
     """Place ``seat``'s car on ``square``, optionally set speeds.
 
     Progress: ``laps`` whole laps plus the square's ``s``; with ``laps=0`` a square in the

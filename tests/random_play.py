@@ -70,9 +70,14 @@ def pending(s: Any, continuous: bool = False) -> Any:
     return ("decide", {p: s.legal_actions(p) for p in s.current_players()})
 
 
-def check_json_round_trip(game: Any, seed: int, prefix: int, more: int,
-                          view: Callable[[Any], Any] = lambda s: None,
-                          continuous: bool = False) -> None:
+def check_json_round_trip(
+    game: Any,
+    seed: int,
+    prefix: int,
+    more: int,
+    view: Callable[[Any], Any] = lambda s: None,
+    continuous: bool = False,
+) -> None:
     """After ``prefix`` random steps, the state's ``to_dict()`` survives JSON exactly, the
     copy offers the same next step (and the same ``view``: a game may add what the state
     works out, not stores) and plays on (``more`` steps) to the same state. ``continuous``:
@@ -89,8 +94,14 @@ def check_json_round_trip(game: Any, seed: int, prefix: int, more: int,
     assert back.to_dict() == s.to_dict() and view(back) == view(s)
 
 
-def check_clone(game: Any, seed: int, prefix: int, more: int,
-                view: Callable[[Any], Any] = lambda s: None, continuous: bool = False) -> None:
+def check_clone(
+    game: Any,
+    seed: int,
+    prefix: int,
+    more: int,
+    view: Callable[[Any], Any] = lambda s: None,
+    continuous: bool = False,
+) -> None:
     """After ``prefix`` random steps, a clone plays on (``more`` steps) without touching the
     original, which replays the clone's steps to the same state (and ``view``); and playing
     the original on leaves a fresh clone alone."""

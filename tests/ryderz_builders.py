@@ -65,13 +65,15 @@ def game(**overrides: object) -> Game:
     return Game(**overrides)
 
 
-def engines(g: Game, gears: Sequence[int], xs: Sequence[float] | None = None,
-            seed: int = 0) -> State:
+def engines(
+    g: Game, gears: Sequence[int], xs: Sequence[float] | None = None, seed: int = 0
+) -> State:
     """A new game after one Start Your Engines: ``gears[seat]`` and ``xs[seat]`` (default 0)."""
     s = g.new_initial_state(seed)
     xs = [0.0] * g.num_players if xs is None else xs
-    s.apply_actions({seat: A.launch(gear, x) for seat, (gear, x)
-                     in enumerate(zip(gears, xs, strict=True))})
+    s.apply_actions(
+        {seat: A.launch(gear, x) for seat, (gear, x) in enumerate(zip(gears, xs, strict=True))}
+    )
     return s
 
 
@@ -82,8 +84,9 @@ def piece(g: Game, seat: int, spec: Spec, pose: Pose, turn: int = OLD) -> Elemen
     return make_element(seat, kind, gear, side, pose, turn, shape.outline, shape.exit)
 
 
-def chain(g: Game, seat: int, start: Pose, specs: Iterable[Spec],
-          turn: int | Sequence[int] = OLD) -> list[Element]:
+def chain(
+    g: Game, seat: int, start: Pose, specs: Iterable[Spec], turn: int | Sequence[int] = OLD
+) -> list[Element]:
     """Pieces nested one on the next from ``start``; ``turn`` is one id or one per piece."""
     specs = list(specs)
     turns = [turn] * len(specs) if isinstance(turn, int) else list(turn)
@@ -100,8 +103,7 @@ def straight_at(g: Game, seat: int, pose: Pose, gear: int = 1, turn: int = OLD) 
     """A straight of ``gear`` whose exit is ``pose`` (so a next piece starts at ``pose``)."""
     length = g.shapes[(S, gear, 0)].length
     c, sn = math.cos(pose.h), math.sin(pose.h)
-    return piece(g, seat, st(gear), Pose(pose.x - length * c, pose.y - length * sn, pose.h),
-                 turn)
+    return piece(g, seat, st(gear), Pose(pose.x - length * c, pose.y - length * sn, pose.h), turn)
 
 
 def launch_point(g: Game, seat: int, t: float, turn: int = 0) -> Element:
@@ -120,8 +122,9 @@ def first_mover_gears(g: Game, mover: int) -> list[int]:
     return gears
 
 
-def set_lazer(s: State, seat: int, elements: Sequence[Element],
-              head: Pose | None | bool = True) -> None:
+def set_lazer(
+    s: State, seat: int, elements: Sequence[Element], head: Pose | None | bool = True
+) -> None:
     """Replace ``seat``'s Lazer; its head is the newest element's exit (``head=True``), a
     given pose, or None. The supply becomes the owned pieces minus those on the table."""
     g = s.game
@@ -142,11 +145,16 @@ def set_lazer(s: State, seat: int, elements: Sequence[Element],
     s._reset_caches()
 
 
-def position(g: Game, mover: int = 0, *, lazers: Mapping[int, Sequence[Element]] | None = None,
-             heads: Mapping[int, Pose | None] | None = None,
-             prizms: Sequence[Prizm] | None = None,
-             gears: Mapping[int, int] | None = None,
-             power_ready: Mapping[int, bool] | None = None) -> State:
+def position(
+    g: Game,
+    mover: int = 0,
+    *,
+    lazers: Mapping[int, Sequence[Element]] | None = None,
+    heads: Mapping[int, Pose | None] | None = None,
+    prizms: Sequence[Prizm] | None = None,
+    gears: Mapping[int, int] | None = None,
+    power_ready: Mapping[int, bool] | None = None,
+) -> State:
     """A position where ``mover`` takes its turn ``NOW`` (at its first decision of the turn).
 
     ``lazers`` replace the given seats' Lazers (the others keep their Launch Points from Start

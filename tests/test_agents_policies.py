@@ -15,8 +15,9 @@ class _FirstLegal:
         self.calls = 0
 
     def predict(self, obs, action_masks, deterministic=True):  # noqa: ANN001, ANN201
-        assert obs is not None and obs.shape == (lunatix_env.envs.make_adapter(
-            num_players=2).observation_size(),)
+        assert obs is not None and obs.shape == (
+            lunatix_env.envs.make_adapter(num_players=2).observation_size(),
+        )
         self.calls += 1
         return int(np.flatnonzero(action_masks)[0]), None
 
@@ -56,9 +57,12 @@ class _ScoresFirstLegalHighest:
 def test_frozen_unmasked_policy_plays_a_box_mode_ryderz_opponent() -> None:
     import ryderz_env
 
-    env = ryderz_env.single_agent_env(num_players=2, action_mode="box", max_rounds=3,
-                                      opponents=frozen_policy(_ScoresFirstLegalHighest(42),
-                                                              masked=False))
+    env = ryderz_env.single_agent_env(
+        num_players=2,
+        action_mode="box",
+        max_rounds=3,
+        opponents=frozen_policy(_ScoresFirstLegalHighest(42), masked=False),
+    )
     env.reset(seed=1)
     opponent = env._policies[1 - env.learner]  # noqa: SLF001
     done, steps = False, 0

@@ -26,7 +26,8 @@ def lunatix_cfg() -> ar.ArenaConfig:
 
 
 def test_games_round_up_to_every_seat_order_and_every_slot_sits_everywhere(
-        lunatix_cfg: ar.ArenaConfig) -> None:
+    lunatix_cfg: ar.ArenaConfig,
+) -> None:
     results = ar.run(lunatix_cfg)
     assert lunatix_cfg.total_games == 9 and len(results) == 9
     for slot in range(3):
@@ -39,13 +40,17 @@ def test_games_round_up_to_every_seat_order_and_every_slot_sits_everywhere(
 
 @pytest.mark.parametrize("game", ["lunatix", "ryderz"])
 def test_same_results_with_one_and_two_processes(game: str) -> None:
-    cfg = ar.ArenaConfig(game=game, bots=("random", "random"), games=4, seed=2,
-                         rules={"round_limit": 8} if game == "ryderz" else {})
+    cfg = ar.ArenaConfig(
+        game=game,
+        bots=("random", "random"),
+        games=4,
+        seed=2,
+        rules={"round_limit": 8} if game == "ryderz" else {},
+    )
     one = ar.run(cfg, processes=1)
     two = ar.run(cfg, processes=2)
     assert strip_times(one) == strip_times(two)
-    assert ar.summarize(cfg, one)["bots"][0]["wins"] == ar.summarize(cfg, two)["bots"][0][
-        "wins"]
+    assert ar.summarize(cfg, one)["bots"][0]["wins"] == ar.summarize(cfg, two)["bots"][0]["wins"]
 
 
 def test_resume_continues_an_interrupted_run_to_the_same_table(tmp_path: Path) -> None:
@@ -59,13 +64,14 @@ def test_resume_continues_an_interrupted_run_to_the_same_table(tmp_path: Path) -
     assert resumed["games"] == 6
     full_json = json.loads((tmp_path / "full" / ar.RESULTS_JSON).read_text())
     part_json = json.loads((part / ar.RESULTS_JSON).read_text())
-    strip = [{k: v for k, v in r.items() if k != "think_seconds"}
-             for r in full_json["results"]]
-    assert strip == [{k: v for k, v in r.items() if k != "think_seconds"}
-                     for r in part_json["results"]]
+    strip = [{k: v for k, v in r.items() if k != "think_seconds"} for r in full_json["results"]]
+    assert strip == [
+        {k: v for k, v in r.items() if k != "think_seconds"} for r in part_json["results"]
+    ]
     drop = ("ms_per_decision", "think_seconds")
-    assert [{k: v for k, v in b.items() if k not in drop} for b in full["bots"]] == \
-        [{k: v for k, v in b.items() if k not in drop} for b in resumed["bots"]]
+    assert [{k: v for k, v in b.items() if k not in drop} for b in full["bots"]] == [
+        {k: v for k, v in b.items() if k not in drop} for b in resumed["bots"]
+    ]
 
 
 def test_resume_refuses_another_runs_file(tmp_path: Path) -> None:
@@ -95,11 +101,17 @@ def test_resume_rejects_a_malformed_result(tmp_path: Path) -> None:
 
 def result(index: int, winner: int | None, reason: str = "win") -> ar.GameResult:
     n = 2
-    returns = [0.0, 0.0] if winner is None else [1.0 if s == winner else -1.0
-                                                  for s in range(n)]
-    return ar.GameResult(index=index, seat_of_slot=[index % 2, 1 - index % 2], reason=reason,
-                         winner_slot=winner, returns=returns, decisions=[10, 10],
-                         think_seconds=[0.01, 0.02], rounds=3)
+    returns = [0.0, 0.0] if winner is None else [1.0 if s == winner else -1.0 for s in range(n)]
+    return ar.GameResult(
+        index=index,
+        seat_of_slot=[index % 2, 1 - index % 2],
+        reason=reason,
+        winner_slot=winner,
+        returns=returns,
+        decisions=[10, 10],
+        think_seconds=[0.01, 0.02],
+        rounds=3,
+    )
 
 
 def test_scoring_counts_a_game_nobody_wins_as_a_draw() -> None:
@@ -131,8 +143,21 @@ def test_wilson_interval() -> None:
 
 
 def test_cli_prints_and_writes_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    rc = ar.main(["--game", "lunatix", "--players", "3", "--bots", "random", "--games", "3",
-                  "--out", str(tmp_path), "--no-progress"])
+    rc = ar.main(
+        [
+            "--game",
+            "lunatix",
+            "--players",
+            "3",
+            "--bots",
+            "random",
+            "--games",
+            "3",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "| `random` | 3 | 3 |" in out
@@ -141,26 +166,35 @@ def test_cli_prints_and_writes_the_table(tmp_path: Path, capsys: pytest.CaptureF
     assert data["config"]["bots"] == ["random"] * 3 and len(data["results"]) == 3
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--game", "lunatix", "--bots", "random"], "at least two seats"),
-    (["--game", "lunatix", "--bots", "random,nobody"], "unknown bot 'nobody'"),
-    (["--game", "lunatix", "--bots", "random,random", "--games", "0"], "at least 1"),
-    (["--game", "lunatix", "--players", "1", "--bots", "random,random"], "--players 1"),
-    (["--game", "lunatix", "--bots", "random,random", "--resume"], "--resume needs --out"),
-    (["--game", "lunatix", "--bots", "random,random", "--rules", "x"], "key=value"),
-])
-def test_cli_rejects_bad_input(argv: list[str], message: str,
-                               capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "lunatix", "--bots", "random"], "at least two seats"),
+        (["--game", "lunatix", "--bots", "random,nobody"], "unknown bot 'nobody'"),
+        (["--game", "lunatix", "--bots", "random,random", "--games", "0"], "at least 1"),
+        (["--game", "lunatix", "--players", "1", "--bots", "random,random"], "--players 1"),
+        (["--game", "lunatix", "--bots", "random,random", "--resume"], "--resume needs --out"),
+        (["--game", "lunatix", "--bots", "random,random", "--rules", "x"], "key=value"),
+    ],
+)
+def test_cli_rejects_bad_input(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
     assert ar.main([*argv, "--no-progress"]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_config_from_json_validates() -> None:
-    good = {"game": "lunatix", "bots": ["random", "random"], "games": 2, "seed": 0,
-            "rules": {}}
+    good = {"game": "lunatix", "bots": ["random", "random"], "games": 2, "seed": 0, "rules": {}}
     assert ar.config_from_json(good).bots == ("random", "random")
-    for bad in ({**good, "extra": 1}, {**good, "games": "2"}, {**good, "bots": "random"},
-                {**good, "seed": True}, {**good, "game": "chess"}, [1]):
+    for bad in (
+        {**good, "extra": 1},
+        {**good, "games": "2"},
+        {**good, "bots": "random"},
+        {**good, "seed": True},
+        {**good, "game": "chess"},
+        [1],
+    ):
         with pytest.raises(ValueError):
             ar.config_from_json(bad)  # type: ignore[arg-type]
 
@@ -172,12 +206,21 @@ def test_spec_parsing_round_trips_canonically() -> None:
     assert parse("policy:runs/x").path == "runs/x"
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("", "non-empty"), ("alphazero", "unknown bot"), ("random:x=1", "takes no options"),
-    ("mcts:sims", "key=value"), ("mcts:speed=3", "keys"), ("mcts:sims=abc", "not a number"),
-    ("mcts:sims=0", "positive"), ("mcts:sims=1,sims=2", "twice"),
-    ("mcts:rollout=smart", "one of"), ("policy:", "needs a path"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "non-empty"),
+        ("alphazero", "unknown bot"),
+        ("random:x=1", "takes no options"),
+        ("mcts:sims", "key=value"),
+        ("mcts:speed=3", "keys"),
+        ("mcts:sims=abc", "not a number"),
+        ("mcts:sims=0", "positive"),
+        ("mcts:sims=1,sims=2", "twice"),
+        ("mcts:rollout=smart", "one of"),
+        ("policy:", "needs a path"),
+    ],
+)
 def test_bad_specs_are_refused_naming_what_is_allowed(spec: str, message: str) -> None:
     with pytest.raises(BotSpecError, match=message):
         parse(spec)
@@ -195,6 +238,9 @@ def test_split_specs_keeps_mcts_options_together() -> None:
     from agents.specs import split_specs
 
     assert split_specs("heuristic,mcts:sims=400,depth=4,random") == [
-        "heuristic", "mcts:sims=400,depth=4", "random"]
+        "heuristic",
+        "mcts:sims=400,depth=4",
+        "random",
+    ]
     assert split_specs("policy:runs/a=b,random") == ["policy:runs/a=b", "random"]
     assert split_specs(" random , ,heuristic") == ["random", "heuristic"]

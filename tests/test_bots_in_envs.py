@@ -38,8 +38,11 @@ def play_aec(env: Any, seed: int) -> list[str]:
 @pytest.mark.parametrize("game", GAMES)
 def test_a_bot_seat_is_never_selected_and_the_record_replays(game: str) -> None:
     e = registry.get(game)
-    env = e.aec_env(num_players=2, action_mode="discrete", bots={"player_1": RandomBot()}) \
-        if game == "ryderz" else e.aec_env(num_players=2, bots={1: RandomBot()})
+    env = (
+        e.aec_env(num_players=2, action_mode="discrete", bots={"player_1": RandomBot()})
+        if game == "ryderz"
+        else e.aec_env(num_players=2, bots={1: RandomBot()})
+    )
     acted = play_aec(env, seed=4)
     assert acted and set(acted) == {"player_0"}
     raw = env.unwrapped
@@ -89,8 +92,7 @@ class OffGridLauncher(RandomBot):
 
 def test_a_ryderz_bot_launch_point_is_applied_unchanged_in_discrete_mode() -> None:
     e = registry.get("ryderz")
-    env = e.single_agent_env(num_players=2, action_mode="discrete",
-                             opponents=[OffGridLauncher()])
+    env = e.single_agent_env(num_players=2, action_mode="discrete", opponents=[OffGridLauncher()])
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     for _ in range(400):
@@ -99,9 +101,13 @@ def test_a_ryderz_bot_launch_point_is_applied_unchanged_in_discrete_mode() -> No
         if term or trunc:
             break
     bot_seat = 1 - env.learner
-    launches = [ev["actions"][str(bot_seat)] for ev in env.record.events
-                if "actions" in ev and str(bot_seat) in ev["actions"]
-                and isinstance(ev["actions"][str(bot_seat)], list)]
+    launches = [
+        ev["actions"][str(bot_seat)]
+        for ev in env.record.events
+        if "actions" in ev
+        and str(bot_seat) in ev["actions"]
+        and isinstance(ev["actions"][str(bot_seat)], list)
+    ]
     assert launches and all(x == OffGridLauncher.X for _, x in launches)
 
 
@@ -132,8 +138,9 @@ class IllegalBot(RandomBot):
 
 
 def test_a_bot_illegal_action_raises_naming_the_bot() -> None:
-    env = registry.get("lunatix").aec_env(num_players=2, bots={0: IllegalBot()},
-                                         on_illegal="random_legal")
+    env = registry.get("lunatix").aec_env(
+        num_players=2, bots={0: IllegalBot()}, on_illegal="random_legal"
+    )
     with pytest.raises(IllegalActionError, match="bot illegal of player_0"):
         env.reset(seed=0)
 

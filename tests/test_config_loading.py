@@ -64,8 +64,9 @@ def write(tmp_path: Path, data: object, name: str = "kart.yaml") -> Path:
 
 def test_load_config_builds_the_frozen_dataclass(tmp_path: Path) -> None:
     kart = load_config(Kart, write(tmp_path, GOOD))
-    assert kart == Kart("zippy", Colour.RED, (Wheel(10, 2.0), Wheel(11, 2.5)), (1, 5), True,
-                        {"a": 1})
+    assert kart == Kart(
+        "zippy", Colour.RED, (Wheel(10, 2.0), Wheel(11, 2.5)), (1, 5), True, {"a": 1}
+    )
     assert isinstance(kart.wheels[0].pressure, float)
     assert kart.driver is None and kart.laps == 3  # defaults
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -137,8 +138,9 @@ def test_unreadable_or_non_mapping_file_is_a_config_error(tmp_path: Path) -> Non
 
 
 # ---------------------------------------------------------------------------- the rules file
-def rules_copy(tmp_path: Path, edit: dict[str, object] | None = None,
-               drop: str | None = None) -> Path:
+def rules_copy(
+    tmp_path: Path, edit: dict[str, object] | None = None, drop: str | None = None
+) -> Path:
     data = yaml.safe_load(DEFAULT_RULES.read_text(encoding="utf-8"))
     data.update(edit or {})
     if drop:
@@ -169,8 +171,14 @@ def test_rules_file_missing_key_is_an_error(tmp_path: Path, key: str) -> None:
 
 @pytest.mark.parametrize(
     "key,value",
-    [("laps", "three"), ("chip_supply", [24, 24]), ("four_opening_pit", "no"),
-     ("brake_amounts", 10), ("pit", {"points": 15.5}), ("damage_die_faces", [0, "1"])],
+    [
+        ("laps", "three"),
+        ("chip_supply", [24, 24]),
+        ("four_opening_pit", "no"),
+        ("brake_amounts", 10),
+        ("pit", {"points": 15.5}),
+        ("damage_die_faces", [0, "1"]),
+    ],
 )
 def test_rules_file_wrong_type_is_an_error(tmp_path: Path, key: str, value: object) -> None:
     p = rules_copy(tmp_path, {key: value})
@@ -228,8 +236,14 @@ def test_default_game_is_the_standard_four_player_game() -> None:
 
 def test_a_rules_file_elsewhere_resolves_its_paths_relative_to_itself(tmp_path: Path) -> None:
     cfg = ROOT / "configs" / "lunatix"
-    p = rules_copy(tmp_path, {"track": str(cfg / "tracks" / "the_loop.yaml"),
-                              "decks": str(cfg / "decks.yaml"), "laps": 2})
+    p = rules_copy(
+        tmp_path,
+        {
+            "track": str(cfg / "tracks" / "the_loop.yaml"),
+            "decks": str(cfg / "decks.yaml"),
+            "laps": 2,
+        },
+    )
     g = Game(p)
     assert g.rules.laps == 2 and g.rules.base_dir == str(tmp_path.resolve())
     p2 = rules_copy(tmp_path, {"decks": "decks.yaml"})
@@ -251,14 +265,18 @@ def grab(md: str, pattern: str) -> tuple[int, ...]:
 
 def test_rules_file_has_the_numbers_of_the_rules_md(md: str) -> None:
     r = load_rules()
-    assert grab(md, r"Each starts at (\d+) mph, maximum (\d+) mph") == (r.start_speed,
-                                                                        r.max_speed)
+    assert grab(md, r"Each starts at (\d+) mph, maximum (\d+) mph") == (r.start_speed, r.max_speed)
     assert grab(md, r"with (\d+) luck chips") == (r.luck_chips,)
     assert grab(md, r"and (\d+) road-hazard chips") == (r.chips_per_player,)
     assert grab(md, r"chip supply is (\d+) of each kind") * 3 == r.chip_supply
     cn = r.card_numbers
     assert grab(md, r"Ram (\d), Brake (\d), Drop (\d), Accelerate (\d), Turn Around (\d)") == (
-        cn.ram, cn.brake, cn.drop, cn.accelerate, cn.turn_around)
+        cn.ram,
+        cn.brake,
+        cn.drop,
+        cn.accelerate,
+        cn.turn_around,
+    )
     assert grab(md, r"Brake (\d+), (\d+), (\d+) or (\d+) mph") == r.brake_amounts
     assert grab(md, r"Accelerate \+(\d+), \+(\d+) or \+(\d+)") == r.accelerate_amounts
     assert grab(md, r"Drop (\d) or (\d) chips") == (1, r.max_drops)
@@ -269,8 +287,14 @@ def test_rules_file_has_the_numbers_of_the_rules_md(md: str) -> None:
     assert grab(md, r"At most (\d+) held") == (r.gadget_hand_limit,)
     assert grab(md, r"Default round limit (\d+)") == (r.round_limit,)
     assert grab(md, r"one hazard card per (\d+) mph over") == (r.mph_per_hazard_card,)
-    assert grab(md, r"moves one lane inward while faster than the new square's rating "
-                    r"\(one card\)") == ()
+    assert (
+        grab(
+            md,
+            r"moves one lane inward while faster than the new square's rating "
+            r"\(one card\)",
+        )
+        == ()
+    )
     assert r.curve_inward_cards == 1
     assert grab(md, r"Reward \+(\d+) to the winner") == (r.win_reward,)
     assert r.laps == 3 and r.min_players == 2 and r.max_players == 6  # "2 to 6 players"
@@ -283,30 +307,39 @@ def test_rules_file_has_the_ram_chip_skid_pit_and_turn_around_numbers(md: str) -
     assert grab(md, r"rear-end ram \((\d) and (\d) dice") == r.rams.rear_end
     assert grab(md, r"head-on ram \((\d) and (\d) dice") == r.rams.head_on
     assert grab(md, r"rear-end ram one of the blockers \(fact\): (\d) dice each") * 2 == (
-        r.rams.involuntary)
+        r.rams.involuntary
+    )
     assert grab(md, r"the target one extra") == () and r.rams.battering_ram_extra == 1
     ce = r.chips
     assert grab(md, r"tacks (\d) damage die, oil (\d) hazard card, glue -(\d+) mph") == (
-        ce.tacks_dice, ce.oil_cards, ce.glue_speed_loss)
+        ce.tacks_dice,
+        ce.oil_cards,
+        ce.glue_speed_loss,
+    )
     sk = r.skid
     assert grab(md, r"past the outside lane: wall, (\d) dice") == (sk.wall_dice,)
     assert grab(md, r"into a car: you (\d) die, it (\d)") == sk.car_dice
     assert grab(md, r"pit wall, (\d) dice") == (sk.pit_wall_dice,)
     p = r.pit
     assert grab(md, r"spends up to (\d+) points") == (p.points,)
-    assert grab(md, r"repair \+(\d+) mph max for (\d+) point") == (p.repair_amount,
-                                                                   p.repair_cost)
+    assert grab(md, r"repair \+(\d+) mph max for (\d+) point") == (p.repair_amount, p.repair_cost)
     assert grab(md, r"a gadget for (\d+) points \(draw two") == (p.gadget_cost,)
     assert p.gadget_offer == 2
     assert grab(md, r"road-hazard chip for (\d+) point \(never above (\d+) held") == (
-        p.chip_cost, p.chip_cap)
+        p.chip_cost,
+        p.chip_cap,
+    )
     assert grab(md, r"counseling for (\d+) points") == (p.counseling_cost,)
     ta = r.turn_around
-    assert grab(md, r"treated as a (\d+) mph curve, speed becomes (\d+); or, at (\d+) mph or "
-                    r"more, a bootlegger") == (ta.uturn_curve_speed, ta.uturn_speed,
-                                               ta.bootleg_min_speed)
-    assert grab(md, r"face the other way, treated as a (\d+) mph curve, speed becomes (\d+)\.") \
-        == (ta.bootleg_curve_speed, ta.bootleg_speed)
+    assert grab(
+        md,
+        r"treated as a (\d+) mph curve, speed becomes (\d+); or, at (\d+) mph or "
+        r"more, a bootlegger",
+    ) == (ta.uturn_curve_speed, ta.uturn_speed, ta.bootleg_min_speed)
+    assert grab(md, r"face the other way, treated as a (\d+) mph curve, speed becomes (\d+)\.") == (
+        ta.bootleg_curve_speed,
+        ta.bootleg_speed,
+    )
 
 
 def test_decks_file_matches_the_rules_md_tables(md: str) -> None:
@@ -338,8 +371,13 @@ def test_decks_file_matches_the_rules_md_tables(md: str) -> None:
     assert [(c.name.lower(), c.count) for c in decks.turbo] == listed
     assert sum(c.count for c in decks.turbo) == 15
     explode = {c.name: c.dice for c in decks.turbo if c.dice}
-    assert explode == {"+40 Bang": 1, "+50 Bang": 1, "+50 Big Bang": 2, "+60 Big Bang": 2,
-                       "Boom": 2}
+    assert explode == {
+        "+40 Bang": 1,
+        "+50 Bang": 1,
+        "+50 Big Bang": 2,
+        "+60 Big Bang": 2,
+        "Boom": 2,
+    }
     assert [c.amount for c in decks.turbo] == [0, 10, 20, 30, 40, 40, 50, 50, 50, 60, 60, 0]
     assert len(decks.gadgets) == 10 == grab(md, r"Gadget deck, (\d+) cards")[0]
     gadget_rows = re.findall(r"^\s*\| ([A-Z][^|]*?) \| (numbered \d|gray) \|", text, flags=re.M)

@@ -9,8 +9,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # docs/integrations.md needs the integrations extras: tests/integrations/test_recipes.py runs it
-DOCS = [ROOT / "README.md",
-        *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "integrations.md")]
+DOCS = [
+    ROOT / "README.md",
+    *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "integrations.md"),
+]
 BLOCKS = [
     pytest.param(code, id=f"{path.name}#{i}")
     for path in DOCS

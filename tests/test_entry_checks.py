@@ -41,8 +41,12 @@ def test_seat_arguments_are_checked_never_coerced(name: str, seat: Any) -> None:
     s = decision_state(name)
     before = snap(s)
     rng = np.random.default_rng(0)
-    for call in (lambda: s.observation(seat), lambda: s.legal_actions(seat),
-                 lambda: s.legal_action_ints(seat), lambda: s.resample_hidden(seat, rng)):
+    for call in (
+        lambda: s.observation(seat),
+        lambda: s.legal_actions(seat),
+        lambda: s.legal_action_ints(seat),
+        lambda: s.resample_hidden(seat, rng),
+    ):
         with pytest.raises(SeatError, match="seat"):
             call()
     p = s.current_players()[0]
@@ -112,8 +116,9 @@ def test_a_game_seed_is_none_or_an_int(name: str, seed: Any) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("rng", [None, 42, np.random.RandomState(0)],
-                         ids=["None", "int", "RandomState"])
+@pytest.mark.parametrize(
+    "rng", [None, 42, np.random.RandomState(0)], ids=["None", "int", "RandomState"]
+)
 def test_chance_is_drawn_only_from_a_generator(name: str, rng: Any) -> None:
     g = registry.get(name).game(num_players=2)
     s = g.new_initial_state(0)

@@ -53,14 +53,14 @@ def test_aec_marks_each_substituted_step(name: str) -> None:
     assert 0 < marked < sent
     assert substitution_warnings(caught) == 1  # once per env, not per game or per step
     # the warning names the caller's line (here, this file), not the env's
-    assert [w.filename for w in caught
-            if issubclass(w.category, SubstitutedActionWarning)] == [__file__]
+    assert [w.filename for w in caught if issubclass(w.category, SubstitutedActionWarning)] == [
+        __file__
+    ]
 
 
 def random_legal_parallel(name: str) -> tuple[Any, str]:
     """The game's 2-player parallel env with ``on_illegal="random_legal"``, and its mask key."""
-    env = registry.get(name).parallel_env(num_players=2, on_illegal="random_legal",
-                                          **OPTIONS[name])
+    env = registry.get(name).parallel_env(num_players=2, on_illegal="random_legal", **OPTIONS[name])
     return env, env._mask_key
 
 
@@ -75,8 +75,9 @@ def test_parallel_marks_the_substituted_agents(name: str) -> None:
         while env.agents:
             # an agent that is not deciding sends an ignored action: never a substitution
             deciding = {env.possible_agents[p] for p in env.session.deciders()}
-            choice = {a: pick(obs[a][key], a in deciding and rng.random() < 0.3, rng)
-                      for a in env.agents}
+            choice = {
+                a: pick(obs[a][key], a in deciding and rng.random() < 0.3, rng) for a in env.agents
+            }
             obs, _, _, _, infos = env.step({a: c[0] for a, c in choice.items()})
             for a, (_, illegal) in choice.items():
                 assert infos[a].get("substituted", False) is illegal, (a, infos)
@@ -93,13 +94,11 @@ def test_single_agent_view_marks_the_learners_substituted_steps(name: str) -> No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(2):  # two envs: one warning each
-            env = e.single_agent_env(num_players=2, on_illegal="random_legal",
-                                     **OPTIONS[name])
+            env = e.single_agent_env(num_players=2, on_illegal="random_legal", **OPTIONS[name])
             env.reset(seed=0)
             done, marked = False, 0
             while not done:
-                action, illegal = pick(env.action_masks().astype(np.int8),
-                                       rng.random() < 0.5, rng)
+                action, illegal = pick(env.action_masks().astype(np.int8), rng.random() < 0.5, rng)
                 _, _, term, trunc, info = env.step(action)
                 assert info.get("substituted", False) is illegal
                 marked += illegal
@@ -118,14 +117,16 @@ def test_no_mark_and_no_warning_when_every_action_is_legal(name: str) -> None:
         obs, _ = env.reset(seed=1)
         while env.agents:
             obs, _, _, _, infos = env.step(
-                {a: pick(obs[a][key], False, rng)[0] for a in env.agents})
+                {a: pick(obs[a][key], False, rng)[0] for a in env.agents}
+            )
             assert not any("substituted" in i for i in infos.values())
     assert substitution_warnings(caught) == 0
 
 
 @pytest.mark.parametrize("name", registry.names())
 def test_aec_metadata_says_it_cannot_be_converted_and_the_native_parallel_env_can(
-        name: str) -> None:
+    name: str,
+) -> None:
     from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
 
     e = registry.get(name)

@@ -19,13 +19,17 @@ from tabletop.errors import ConfigError
 
 #: each game's options for a Discrete action space (Lazer Ryderz: also the image mode)
 CASES: list[tuple[str, dict[str, Any]]] = [
-    ("lunatix", {}), ("ryderz", {"action_mode": "discrete"}), ("ryderz", {"obs_mode": "image"})]
+    ("lunatix", {}),
+    ("ryderz", {"action_mode": "discrete"}),
+    ("ryderz", {"obs_mode": "image"}),
+]
 IDS = ["lunatix", "ryderz-discrete", "ryderz-image"]
 
 
 @pytest.mark.parametrize(("name", "opts"), CASES, ids=IDS)
-def test_parallel_mask_in_info_matches_the_dict_observation(name: str,
-                                                            opts: dict[str, Any]) -> None:
+def test_parallel_mask_in_info_matches_the_dict_observation(
+    name: str, opts: dict[str, Any]
+) -> None:
     e = registry.get(name)
     flat = e.parallel_env(num_players=2, mask_in="info", **opts)
     ref = e.parallel_env(num_players=2, **opts)
@@ -112,8 +116,9 @@ def test_action_masks_vec_env_reads_the_masks_of_the_infos() -> None:
         masks = venv.action_masks()
         inner = np.stack(venv.venv.env_method("action_masks"))
         np.testing.assert_array_equal(masks, inner)
-        np.testing.assert_array_equal(np.stack(venv.env_method("action_masks", indices=[2, 0])),
-                                      masks[[2, 0]])
+        np.testing.assert_array_equal(
+            np.stack(venv.env_method("action_masks", indices=[2, 0])), masks[[2, 0]]
+        )
         assert masks.dtype == bool and masks.shape == (3, e.parallel_env().adapter.num_actions)
         _, _, dones, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         episodes += int(dones.sum())

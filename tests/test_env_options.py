@@ -18,15 +18,18 @@ MAKERS = ("aec_env", "parallel_env", "single_agent_env")
 
 @pytest.mark.parametrize("name", GAMES)
 @pytest.mark.parametrize("maker", MAKERS)
-@pytest.mark.parametrize("options,match", [
-    ({"on_illegal": "bogus"}, "on_illegal must be one of 'raise', 'penalty', 'random_legal'"),
-    ({"max_rounds": -1}, "round_limit"),  # was accepted by Lunatix Loop
-    ({"max_rounds": 1.5}, "round_limit"),
-    ({"num_players": "2"}, "num_players"),
-    ({"bogus_option": 1}, "unknown env option.*bogus_option.*the options are"),  # TypeError
-], ids=["on_illegal", "negative-rounds", "float-rounds", "string-players", "unknown-option"])
-def test_bad_options_are_config_errors(name: str, maker: str, options: dict,
-                                       match: str) -> None:
+@pytest.mark.parametrize(
+    "options,match",
+    [
+        ({"on_illegal": "bogus"}, "on_illegal must be one of 'raise', 'penalty', 'random_legal'"),
+        ({"max_rounds": -1}, "round_limit"),  # was accepted by Lunatix Loop
+        ({"max_rounds": 1.5}, "round_limit"),
+        ({"num_players": "2"}, "num_players"),
+        ({"bogus_option": 1}, "unknown env option.*bogus_option.*the options are"),  # TypeError
+    ],
+    ids=["on_illegal", "negative-rounds", "float-rounds", "string-players", "unknown-option"],
+)
+def test_bad_options_are_config_errors(name: str, maker: str, options: dict, match: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(ConfigError, match=match):
@@ -57,8 +60,12 @@ def test_wrong_number_of_opponents_is_a_config_error(name: str) -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_single_agent_view_before_reset(name: str) -> None:
     env = registry.get(name).single_agent_env(render_mode="ansi")
-    for call in (lambda: env.step(env.action_space.sample()), env.action_masks, env.render,
-                 lambda: env.record):
+    for call in (
+        lambda: env.step(env.action_space.sample()),
+        env.action_masks,
+        env.render,
+        lambda: env.record,
+    ):
         with pytest.raises(ResetNeededError, match="call reset"):
             call()
     env.reset(seed=0)

@@ -19,10 +19,13 @@ def test_golden_playthrough_replays_to_the_same_text(p: Playthrough) -> None:
     want = p.path.read_text()
     got = play(p)
     if got != want:
-        diff = difflib.unified_diff(want.splitlines(), got.splitlines(), str(p.path),
-                                    "now", n=2, lineterm="")
-        pytest.fail(f"{p.name} plays differently now (regenerate with tests/golden.py "
-                    "--update if the change is intended):\n" + "\n".join(list(diff)[:60]))
+        diff = difflib.unified_diff(
+            want.splitlines(), got.splitlines(), str(p.path), "now", n=2, lineterm=""
+        )
+        pytest.fail(
+            f"{p.name} plays differently now (regenerate with tests/golden.py "
+            "--update if the change is intended):\n" + "\n".join(list(diff)[:60])
+        )
 
 
 def test_golden_playthroughs_cover_both_engines_to_their_end() -> None:

@@ -300,15 +300,25 @@ def test_value_is_on_the_return_scale_and_prefers_the_leader(g2: Game) -> None:
 
 
 def test_module_imports_no_rl_libraries() -> None:
-    code = ("import sys, agents.heuristic_lunatix; "
-            "bad = [m for m in ('gymnasium', 'torch', 'pettingzoo') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, agents.heuristic_lunatix; "
+        "bad = [m for m in ('gymnasium', 'torch', 'pettingzoo') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 # ------------------------------------------------------------------ the planner's speed-ups
-def _plain_plan(b: LunatixHeuristic, ctx, square: int, steps: int, speed: int, occ: dict,
-                gained: float = 0.0, rocket: bool = False) -> float:
+def _plain_plan(
+    b: LunatixHeuristic,
+    ctx,
+    square: int,
+    steps: int,
+    speed: int,
+    occ: dict,
+    gained: float = 0.0,
+    rocket: bool = False,
+) -> float:
     """The one-round planner as first written (a plain memoised recursion over the engine's
     step lists): the oracle for the cached, inlined ``_plan``."""
     memo: dict = {}
@@ -334,8 +344,9 @@ def _plain_plan(b: LunatixHeuristic, ctx, square: int, steps: int, speed: int, o
             if y in occ and (not rocket or k == 1):
                 continue
             gs = sign * tr.wrap(tr.s[y] - tr.s[sq])
-            cost = 0.0 if rocket else (model.edge_hits(sq, y, speed) * ctx.hc
-                                       + b._chip_price(ctx, y))
+            cost = (
+                0.0 if rocket else (model.edge_hits(sq, y, speed) * ctx.hc + b._chip_price(ctx, y))
+            )
             best = max(best, gs - cost + f(y, k - 1, g + gs))
         if best == hl.NEG_INF:
             best = -hl.INVOLUNTARY_HITS * ctx.hc + b._terminal_value(ctx, sq, speed)

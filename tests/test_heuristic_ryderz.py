@@ -64,12 +64,18 @@ def test_takes_the_scoring_straight_over_crashing_curves() -> None:
     head = Pose(0.0, -6.0, UP)
     wall_l = chain(g, 1, Pose(-1.2, -9.0, UP), [st(3)])
     wall_r = chain(g, 1, Pose(1.2, -9.0, UP), [st(3)])
-    s = position(g, 0, lazers={0: [straight_at(g, 0, head, 3)], 1: wall_l + wall_r},
-                 prizms=[Prizm(0.0, -2.0), Prizm(0.0, 8.0)], gears={0: 3})
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, head, 3)], 1: wall_l + wall_r},
+        prizms=[Prizm(0.0, -2.0), Prizm(0.0, 8.0)],
+        gears={0: 3},
+    )
     assert s.decision_kind() is DecisionKind.MOVE
     legal = s.legal_actions(0)
-    crashing = [a for a in legal if a.move_kind.is_curve
-                and any(crash for _, crash in outcomes(s, 0, a))]
+    crashing = [
+        a for a in legal if a.move_kind.is_curve and any(crash for _, crash in outcomes(s, 0, a))
+    ]
     assert crashing, "the scenario must offer crashing moves"
     a = RyderzHeuristic(seed=0).act(s, 0)
     res = outcomes(s, 0, a)
@@ -92,8 +98,13 @@ def test_launch_faces_a_prizm_in_reach() -> None:
 
 def test_respawn_launch_faces_a_prizm() -> None:
     g = game(num_players=2)
-    s = position(g, 0, lazers={0: [straight_at(g, 0, Pose(0.0, 16.0, UP), 3)]},
-                 prizms=[Prizm(2.0, -3.0), Prizm(-6.0, 6.0, 1)], gears={0: 3})
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, Pose(0.0, 16.0, UP), 3)]},
+        prizms=[Prizm(2.0, -3.0), Prizm(-6.0, 6.0, 1)],
+        gears={0: 3},
+    )
     # a straight off the far edge crashes; the respawn follows in the same turn
     move(s, 0, Move.STRAIGHT)
     assert s.decision_kind() is DecisionKind.RESPAWN and s.current_players() == (0,)
@@ -109,16 +120,26 @@ def test_shark_adds_the_straight_only_when_it_scores() -> None:
     g = game(num_players=2, powers=True)  # seat 0 is Lazer Shark
     # 1st gear: its straight stops with the head inside the disc at (0, -1); the Shark's
     # 5th-gear straight completes the crossing
-    s = position(g, 0, lazers={0: [straight_at(g, 0, Pose(0.0, -3.0, UP), 1)]},
-                 prizms=[Prizm(0.0, -1.0), Prizm(9.0, 9.0)], gears={0: 1},
-                 power_ready={0: True})
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, Pose(0.0, -3.0, UP), 1)]},
+        prizms=[Prizm(0.0, -1.0), Prizm(9.0, 9.0)],
+        gears={0: 1},
+        power_ready={0: True},
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.decision_kind() is DecisionKind.SHARK
     assert RyderzHeuristic(seed=0).act(s, 0).kind is ActionKind.SHARK
     # nothing to score ahead, nor to aim at after a crash: it keeps its power
-    s = position(g, 0, lazers={0: [straight_at(g, 0, Pose(0.0, -3.0, UP), 1)]},
-                 prizms=[Prizm(16.5, 0.0), Prizm(-16.5, 0.0)], gears={0: 1},
-                 power_ready={0: True})
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, Pose(0.0, -3.0, UP), 1)]},
+        prizms=[Prizm(16.5, 0.0), Prizm(-16.5, 0.0)],
+        gears={0: 1},
+        power_ready={0: True},
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.decision_kind() is DecisionKind.SHARK
     assert RyderzHeuristic(seed=0).act(s, 0).kind is ActionKind.DECLINE
@@ -130,14 +151,18 @@ def test_avoids_a_crash_when_the_line_ahead_scores_later() -> None:
     # crosses it this turn); a hard turn either way crashes into seat 1's Lazer beside it
     # (then a relaunch from the rim, 18 in from the Prizm), the straights do not
     head = Pose(0.0, 6.0, DOWN)
-    walls = (chain(g, 1, Pose(-1.5, 8.0, DOWN), [st(3)])
-             + chain(g, 1, Pose(1.5, 8.0, DOWN), [st(3)]))
-    s = position(g, 0, lazers={0: [straight_at(g, 0, head, 2)], 1: walls},
-                 prizms=[Prizm(0.0, 0.5), Prizm(12.0, -9.0, 1)], gears={0: 2})
-    hard_turns = [a for a in s.legal_actions(0) if a.move_kind in (Move.HARD_LEFT,
-                                                                    Move.HARD_RIGHT)]
-    assert hard_turns and all(any(crash for _, crash in outcomes(s, 0, a))
-                              for a in hard_turns), "the scenario must offer crashing moves"
+    walls = chain(g, 1, Pose(-1.5, 8.0, DOWN), [st(3)]) + chain(g, 1, Pose(1.5, 8.0, DOWN), [st(3)])
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, head, 2)], 1: walls},
+        prizms=[Prizm(0.0, 0.5), Prizm(12.0, -9.0, 1)],
+        gears={0: 2},
+    )
+    hard_turns = [a for a in s.legal_actions(0) if a.move_kind in (Move.HARD_LEFT, Move.HARD_RIGHT)]
+    assert hard_turns and all(any(crash for _, crash in outcomes(s, 0, a)) for a in hard_turns), (
+        "the scenario must offer crashing moves"
+    )
     a = RyderzHeuristic(seed=0).act(s, 0)
     assert not any(crash for _, crash in outcomes(s, 0, a)), str(a)
     assert a.move_kind is Move.STRAIGHT
@@ -156,8 +181,12 @@ def _random_positions(num_players: int, powers: bool, seeds: range):
             if s.is_chance_node():
                 play_chance(s, rng)
             else:
-                s.apply_actions({p: RandomBot(int(rng.integers(1 << 30))).act(s, p)
-                                 for p in s.current_players()})
+                s.apply_actions(
+                    {
+                        p: RandomBot(int(rng.integers(1 << 30))).act(s, p)
+                        for p in s.current_players()
+                    }
+                )
         while s.is_chance_node():
             play_chance(s, rng)
         if not s.is_terminal():
@@ -192,8 +221,9 @@ def _play(g, bots, seed: int, max_decisions: int = 10_000):
 
 def test_deterministic_for_a_seed() -> None:
     g = game(num_players=2, powers=True, launch_noise_sigma=1.5)
-    runs = [_play(g, [RyderzHeuristic(seed=5), RyderzHeuristic(seed=6)], 11, 40)[1]
-            for _ in range(2)]
+    runs = [
+        _play(g, [RyderzHeuristic(seed=5), RyderzHeuristic(seed=6)], 11, 40)[1] for _ in range(2)
+    ]
     assert runs[0] == runs[1] and len(runs[0]) == 40
     b = RyderzHeuristic(seed=5)
     b.reset(5)
@@ -237,17 +267,19 @@ def test_uses_only_its_own_generator() -> None:
     assert RyderzHeuristic(seed=2).act(s, 0) == a
 
 
-
 def test_the_bot_loads_no_rl_library() -> None:
     import json
     import subprocess
     import sys
 
-    code = ("import json, sys\nimport agents.heuristic_ryderz\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('gymnasium', 'gym', 'pettingzoo', 'torch'))))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True)
+    code = (
+        "import json, sys\nimport agents.heuristic_ryderz\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('gymnasium', 'gym', 'pettingzoo', 'torch'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
@@ -263,8 +295,9 @@ V1_GAMES = (
 )
 
 
-@pytest.mark.parametrize("num_players,seed,rules,digest", V1_GAMES,
-                         ids=[f"{n}p-{k}" for n, k, _r, _d in V1_GAMES])
+@pytest.mark.parametrize(
+    "num_players,seed,rules,digest", V1_GAMES, ids=[f"{n}p-{k}" for n, k, _r, _d in V1_GAMES]
+)
 def test_v1_plays_as_measured(num_players: int, seed: int, rules: dict, digest: str) -> None:
     """Heuristic v1 is frozen (docs/bots.md): its moves in seeded games, on the round and
     polygon tables, are pinned, so a speed-up that changes one decision fails here."""
@@ -280,8 +313,7 @@ def test_v1_plays_as_measured(num_players: int, seed: int, rules: dict, digest: 
     assert hashlib.sha256(text.encode()).hexdigest()[:16] == digest
 
 
-def test_centreline_disc_skips_only_targets_off_the_line(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_centreline_disc_skips_only_targets_off_the_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """The disc test in ``_piece_value`` only skips work: with discs too large to skip
     anything, every piece value over random positions, heads and pieces is the same (some
     of them a Prizm found on the centreline, so that the compared values use it)."""

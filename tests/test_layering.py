@@ -16,8 +16,17 @@ FORBIDDEN = ("gymnasium", "gym", "pettingzoo", "torch", "pygame", "matplotlib")
 # modules of tabletop/ that are env layers by design (AEC/parallel adapters, the conformance
 # kit, rendering helpers: the bitmap font and GIF writer, the pygame window): they may use
 # gymnasium/pettingzoo/pygame and are not checked here
-ENV_MODULE_PREFIXES = ("env", "aec", "parallel", "adapter", "conformance", "render", "wrappers",
-                       "draw", "viewer")
+ENV_MODULE_PREFIXES = (
+    "env",
+    "aec",
+    "parallel",
+    "adapter",
+    "conformance",
+    "render",
+    "wrappers",
+    "draw",
+    "viewer",
+)
 ENGINE_DIRS = (ROOT / "lunatix_env" / "rules", ROOT / "tabletop", ROOT / "ryderz_env" / "rules")
 
 
@@ -93,8 +102,7 @@ def test_engine_module_imports_no_rl_or_drawing_library(path: Path) -> None:
 
 
 #: each engine's game for the check (Lunatix: three players, the optional Turn Around card)
-GAME_OPTIONS = {"lunatix": {"num_players": 3, "turn_around": True},
-                "ryderz": {"num_players": 2}}
+GAME_OPTIONS = {"lunatix": {"num_players": 3, "turn_around": True}, "ryderz": {"num_players": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(GAME_OPTIONS))
@@ -124,7 +132,11 @@ def test_importing_and_playing_the_rules_engine_loads_no_rl_or_drawing_library(n
         "print(json.dumps(bad))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=False,
     )
     assert out.returncode == 0, out.stderr

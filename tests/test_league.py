@@ -20,15 +20,25 @@ from train.export import export_onnx, sample_observations
 from train.league import League, LeagueConfig, LeagueOpponents
 from train.train import TrainConfig, main, policy_meta
 
-RYDERZ = TrainConfig(name="l", game="ryderz", num_players=2,
-                     env_options={"action_mode": "discrete", "obs_mode": "vector",
-                                  "launch_positions": 8})
+RYDERZ = TrainConfig(
+    name="l",
+    game="ryderz",
+    num_players=2,
+    env_options={"action_mode": "discrete", "obs_mode": "vector", "launch_positions": 8},
+)
 
 
 def _model(seed: int = 0) -> MaskablePPO:
     env = registry.get("ryderz").single_agent_env(num_players=2, **RYDERZ.env_options)
-    return MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=seed, device="cpu",
-                       policy_kwargs={"net_arch": [16]})
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        seed=seed,
+        device="cpu",
+        policy_kwargs={"net_arch": [16]},
+    )
 
 
 def _league(tmp_path: Path, **kw) -> League:
@@ -36,8 +46,7 @@ def _league(tmp_path: Path, **kw) -> League:
 
 
 def test_the_draw_follows_the_mixture(tmp_path: Path) -> None:
-    league = _league(tmp_path, mixture={"latest": 0.5, "heuristic": 0.3, "random": 0.2},
-                     latest=2)
+    league = _league(tmp_path, mixture={"latest": 0.5, "heuristic": 0.3, "random": 0.2}, latest=2)
     # no snapshot yet: the snapshot entry is left out and the rest renormalised
     names, p = league.entry_weights()
     assert names == ["heuristic", "random"] and np.allclose(p, [0.6, 0.4])
@@ -51,8 +60,7 @@ def test_the_draw_follows_the_mixture(tmp_path: Path) -> None:
     counts = {k: draws.count(k) for k in set(draws)}
     # latest 2 of 4 snapshots only, each half of the 0.5 share
     assert set(counts) == {"heuristic", "random", "snap-0002", "snap-0003"}
-    for k, want in (("heuristic", 0.3), ("random", 0.2), ("snap-0002", 0.25),
-                    ("snap-0003", 0.25)):
+    for k, want in (("heuristic", 0.3), ("random", 0.2), ("snap-0002", 0.25), ("snap-0003", 0.25)):
         assert abs(counts[k] / 6000 - want) < 0.025, (k, counts)
     # the same generator seed draws the same opponents
     assert league.draw(np.random.default_rng(5), 50) == league.draw(np.random.default_rng(5), 50)
@@ -125,15 +133,18 @@ def test_opponents_are_built_per_member_and_recorded(tmp_path: Path) -> None:
     assert again.snapshots == league.snapshots and again.records["heuristic"].games == 1
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"mixture": {"self": 1.0}}, "unknown entries"),
-    ({"mixture": {"latest": -1.0, "random": 1.0}}, "weights must be numbers >= 0"),
-    ({"mixture": {"latest": 0.0}}, "at least one weight"),
-    ({"snapshot_every": 0}, ">= 1"),
-    ({"snapshot_mode": "best"}, "snapshot_mode"),
-    ({"mixture": {"mcts": 1.0}}, "league.mcts"),
-    ({"mixture": {"mcts": 1.0}, "mcts": "heuristic"}, "league.mcts"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"mixture": {"self": 1.0}}, "unknown entries"),
+        ({"mixture": {"latest": -1.0, "random": 1.0}}, "weights must be numbers >= 0"),
+        ({"mixture": {"latest": 0.0}}, "at least one weight"),
+        ({"snapshot_every": 0}, ">= 1"),
+        ({"snapshot_mode": "best"}, "snapshot_mode"),
+        ({"mixture": {"mcts": 1.0}}, "league.mcts"),
+        ({"mixture": {"mcts": 1.0}, "mcts": "heuristic"}, "league.mcts"),
+    ],
+)
 def test_league_configs_are_validated(kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         LeagueConfig(**kw)
@@ -179,10 +190,21 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_a_tiny_self_play_run_writes_a_complete_report(tiny_runs) -> None:
     d, _ = tiny_runs
     run = d / "a" / "tiny_league"
-    for name in ("report.md", "result.json", "history.json", "model.zip", "policy.json",
-                 ONNX_FILE, "sampled/policy.json", f"sampled/{ONNX_FILE}", "game.gif",
-                 "learning_curve.png", "score_vs_heuristic.png", "league/league.json",
-                 "league/snap-0000/policy.onnx"):
+    for name in (
+        "report.md",
+        "result.json",
+        "history.json",
+        "model.zip",
+        "policy.json",
+        ONNX_FILE,
+        "sampled/policy.json",
+        f"sampled/{ONNX_FILE}",
+        "game.gif",
+        "learning_curve.png",
+        "score_vs_heuristic.png",
+        "league/league.json",
+        "league/snap-0000/policy.onnx",
+    ):
         assert (run / name).is_file(), name
     assert not (run / "checkpoint.zip").exists()
     result = json.loads((run / "result.json").read_text())
@@ -195,9 +217,16 @@ def test_a_tiny_self_play_run_writes_a_complete_report(tiny_runs) -> None:
     assert all(r["games"] == 2 for r in modes["greedy"] + modes["sampled"])
     assert 0 <= result["opponent_share"]["bot"] < 1
     report = (run / "report.md").read_text()
-    for text in ("## Final evaluation", "| 2p vs heuristic (score) |", "## Ratings",
-                 "| snap-0002 |", "| final greedy |", "same argmax 1,000 of 1,000",
-                 "opponents' share of rollout time", "![a game against the heuristic]"):
+    for text in (
+        "## Final evaluation",
+        "| 2p vs heuristic (score) |",
+        "## Ratings",
+        "| snap-0002 |",
+        "| final greedy |",
+        "same argmax 1,000 of 1,000",
+        "opponents' share of rollout time",
+        "![a game against the heuristic]",
+    ):
         assert text in report, text
     assert PolicyBot.load(run).meta.mode == "greedy"
     assert PolicyBot.load(run / "sampled").meta.mode == "sampled"
@@ -205,14 +234,15 @@ def test_a_tiny_self_play_run_writes_a_complete_report(tiny_runs) -> None:
 
 def test_the_same_seed_reproduces_the_run(tiny_runs) -> None:
     d, _ = tiny_runs
-    a, b = (json.loads((d / r / "tiny_league" / "result.json").read_text())
-            for r in ("a", "b"))
+    a, b = (json.loads((d / r / "tiny_league" / "result.json").read_text()) for r in ("a", "b"))
     assert a["league_records"] == b["league_records"]
     assert a["history"] == b["history"]
 
     def untimed(final: dict) -> dict:  # decision times are not reproducible
-        return {m: [{k: v for k, v in r.items() if k != "ms_per_decision"} for r in rows]
-                for m, rows in final["modes"].items()}
+        return {
+            m: [{k: v for k, v in r.items() if k != "ms_per_decision"} for r in rows]
+            for m, rows in final["modes"].items()
+        }
 
     assert untimed(a["final"]) == untimed(b["final"])
     la = OnnxPolicy(d / "a" / "tiny_league" / ONNX_FILE)

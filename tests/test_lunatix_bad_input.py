@@ -97,8 +97,7 @@ def test_action_of_the_wrong_kind_is_rejected_naming_it_and_the_legal_actions() 
 def test_wrong_card_at_the_simultaneous_reveal_is_rejected_without_partial_effect() -> None:
     s = card_node()
     legal1 = s.legal_actions(1)
-    acts = {0: A(K.CARD, int(Card.ACCELERATE)), 1: A(K.STEP, 2),
-            2: A(K.CARD, int(Card.ACCELERATE))}
+    acts = {0: A(K.CARD, int(Card.ACCELERATE)), 1: A(K.STEP, 2), 2: A(K.CARD, int(Card.ACCELERATE))}
     msg = reject(s, lambda: s.apply_actions(acts))
     assert "step front" in msg and "seat 1" in msg and "card" in msg
     assert_names_legal(msg, legal1)
@@ -110,8 +109,11 @@ def test_action_outside_the_codec_is_rejected_naming_it_and_the_legal_actions(ba
     s = accelerate_node()
     g = s.game
     n = g.info.num_distinct_actions
-    action: Any = {"too_big": n + 7, "negative": -3,
-                   "unknown_action": Action(ActionKind.BRAKE, 15)}[bad]
+    action: Any = {
+        "too_big": n + 7,
+        "negative": -3,
+        "unknown_action": Action(ActionKind.BRAKE, 15),
+    }[bad]
     msg = reject(s, lambda: s.apply_action(action))
     assert str(action) in msg
     if isinstance(action, int):
@@ -216,8 +218,12 @@ def reach_chance(kind: str) -> State:
             if s.is_chance_node():
                 s.apply_chance(s.sample_chance(rng))
             else:
-                s.apply_actions({p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
-                                 for p in s.current_players()})
+                s.apply_actions(
+                    {
+                        p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
+                        for p in s.current_players()
+                    }
+                )
     raise AssertionError(f"no {kind} chance event reached in 200 random games")
 
 
@@ -299,8 +305,12 @@ def base_dict() -> str:
         if s.is_chance_node():
             s.apply_chance(s.sample_chance(rng))
         else:
-            s.apply_actions({p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
-                             for p in s.current_players()})
+            s.apply_actions(
+                {
+                    p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
+                    for p in s.current_players()
+                }
+            )
     return json.dumps(s.to_dict())
 
 
@@ -431,8 +441,9 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], None], tuple[str, ...]]] =
 ]
 
 
-@pytest.mark.parametrize("edit,words", [(e, w) for _, e, w in MALFORMED],
-                         ids=[c for c, _, _ in MALFORMED])
+@pytest.mark.parametrize(
+    "edit,words", [(e, w) for _, e, w in MALFORMED], ids=[c for c, _, _ in MALFORMED]
+)
 def test_malformed_state_dict_is_rejected_naming_the_problem(
     edit: Callable[[dict[str, Any]], None], words: tuple[str, ...]
 ) -> None:

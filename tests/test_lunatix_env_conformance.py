@@ -76,25 +76,30 @@ def play_aec_to_end(env: AECEnv, rng: np.random.Generator) -> None:
 # ====================================================================== the kit
 @pytest.mark.parametrize("case", CASE_IDS)
 def test_pettingzoo_suite(case: str) -> None:
-    kit.run_pettingzoo_suite(partial(aec, case), partial(par, case), num_cycles=40,
-                             render=case == "2p")
+    kit.run_pettingzoo_suite(
+        partial(aec, case), partial(par, case), num_cycles=40, render=case == "2p"
+    )
 
 
 @pytest.mark.parametrize("case", ["2p", "4p-four-opening"])
 def test_gymnasium_check_env_on_the_single_agent_view(case: str) -> None:
-    kit.check_single_agent_env(env_id=envs.ENV_ID, skip_render_check=False, steps=150,
-                               **CASES[case])
+    kit.check_single_agent_env(
+        env_id=envs.ENV_ID, skip_render_check=False, steps=150, **CASES[case]
+    )
 
 
 def test_gymnasium_check_env_from_a_factory() -> None:
-    kit.check_single_agent_env(partial(envs.single_agent_env, **CASES["3p-turn-around"]),
-                               steps=100)
+    kit.check_single_agent_env(partial(envs.single_agent_env, **CASES["3p-turn-around"]), steps=100)
 
 
-@pytest.mark.parametrize(("path", "kwargs", "seed"), [
-    ("lunatix_env.envs:env", {"num_players": 2, "turn_around": True}, 5),
-    ("lunatix_env.envs:parallel_env", {"num_players": 4, "four_opening_pit": True}, 8),
-], ids=["aec-2p-turn-around", "parallel-4p-four-opening"])
+@pytest.mark.parametrize(
+    ("path", "kwargs", "seed"),
+    [
+        ("lunatix_env.envs:env", {"num_players": 2, "turn_around": True}, 5),
+        ("lunatix_env.envs:parallel_env", {"num_players": 4, "four_opening_pit": True}, 8),
+    ],
+    ids=["aec-2p-turn-around", "parallel-4p-four-opening"],
+)
 def test_determinism_across_processes(path: str, kwargs: dict, seed: int) -> None:
     out = kit.check_determinism_across_processes(path, kwargs, seed)
     assert out["record"]["seed"] == seed and out["steps"] > 50
@@ -102,14 +107,14 @@ def test_determinism_across_processes(path: str, kwargs: dict, seed: int) -> Non
 
 @pytest.mark.parametrize("case", CASE_IDS)
 def test_json_round_trip_mid_episode(case: str) -> None:
-    kit.check_json_round_trip_mid_episode(partial(aec, case), seed=3,
-                                          checkpoints=(1, 30, 150), continue_events=120)
+    kit.check_json_round_trip_mid_episode(
+        partial(aec, case), seed=3, checkpoints=(1, 30, 150), continue_events=120
+    )
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
 def test_pickle_mid_game(case: str) -> None:
-    kit.check_pickle_mid_game(partial(aec, case), seed=4, pickle_after=30,
-                              continue_steps=300)
+    kit.check_pickle_mid_game(partial(aec, case), seed=4, pickle_after=30, continue_steps=300)
 
 
 def deal_gadgets(state: State, rng: np.random.Generator) -> State:
@@ -124,13 +129,17 @@ def deal_gadgets(state: State, rng: np.random.Generator) -> State:
 
 @pytest.mark.parametrize("case", ["2p", "4p", "3p-turn-around"])
 def test_no_hidden_information_leak(case: str) -> None:
-    changed = kit.check_no_leak(partial(aec, case), hide_swap, seed=1, every=4,
-                                max_steps=400, prepare=deal_gadgets)
+    changed = kit.check_no_leak(
+        partial(aec, case), hide_swap, seed=1, every=4, max_steps=400, prepare=deal_gadgets
+    )
     assert changed > 20
 
 
-@pytest.mark.parametrize("cls", [envs.raw_env, envs.LunatixParallelEnv,
-                                 envs.LunatixSingleAgentEnv], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    [envs.raw_env, envs.LunatixParallelEnv, envs.LunatixSingleAgentEnv],
+    ids=lambda c: c.__name__,
+)
 def test_docstring_tables_match_the_spaces(cls: type) -> None:
     adapter = envs.make_adapter()
     e = fresh(cls)
@@ -138,8 +147,9 @@ def test_docstring_tables_match_the_spaces(cls: type) -> None:
         obs_space, act_space = e.observation_space("player_0"), e.action_space("player_0")
     else:
         obs_space, act_space = e.observation_space, e.action_space
-    kit.check_docstring_tables(cls, adapter.observation_size(), adapter.num_actions,
-                               obs_space, act_space)
+    kit.check_docstring_tables(
+        cls, adapter.observation_size(), adapter.num_actions, obs_space, act_space
+    )
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
@@ -185,9 +195,12 @@ def test_kit_catches_wrong_docstring_tables() -> None:
         """
 
     good = fresh(envs.raw_env)
-    obs_space = gymnasium.spaces.Dict({
-        "observation": gymnasium.spaces.Box(-1.0, 1.0, (10,), np.float32),
-        "action_mask": gymnasium.spaces.Box(0, 1, (5,), np.int8)})
+    obs_space = gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(-1.0, 1.0, (10,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (5,), np.int8),
+        }
+    )
     with pytest.raises(AssertionError, match="cover"):
         kit.check_docstring_tables(Wrong, 10, 5, obs_space, gymnasium.spaces.Discrete(5))
     with pytest.raises(AssertionError, match="D = 10"):
@@ -198,20 +211,23 @@ def test_kit_catches_wrong_docstring_tables() -> None:
 
 def test_kit_catches_a_replay_on_the_wrong_game() -> None:
     with pytest.raises((AssertionError, ValueError)):
-        kit.check_record_replay(partial(aec, "2p"), seed=2,
-                                game_factory=lambda cfg: Game(num_players=3))
+        kit.check_record_replay(
+            partial(aec, "2p"), seed=2, game_factory=lambda cfg: Game(num_players=3)
+        )
 
 
 # ====================================================================== env behaviour
-def _to_simultaneous(env: AECEnv, rng: np.random.Generator, kind: str,
-                     skip: int = 0) -> None:
+def _to_simultaneous(env: AECEnv, rng: np.random.Generator, kind: str, skip: int = 0) -> None:
     """Advance with masked random actions to the (skip+1)-th ``kind`` simultaneous node."""
     sess = env.unwrapped.session
     seen = 0
     for _ in range(5000):
         st = sess.state
-        if (st.decision is not None and st.decision["kind"] == kind
-                and len(sess.deciders()) == len(st.current_players()) > 1):
+        if (
+            st.decision is not None
+            and st.decision["kind"] == kind
+            and len(sess.deciders()) == len(st.current_players()) > 1
+        ):
             if seen == skip:
                 return
             seen += 1
@@ -223,7 +239,8 @@ def _to_simultaneous(env: AECEnv, rng: np.random.Generator, kind: str,
 @pytest.mark.parametrize("case", ["2p", "4p"])
 @pytest.mark.parametrize(("kind", "skip"), [("chip_mix", 0), ("card", 0), ("card", 3)])
 def test_aec_simultaneous_choice_is_not_revealed_to_later_deciders(
-        case: str, kind: str, skip: int) -> None:
+    case: str, kind: str, skip: int
+) -> None:
     env = aec(case)
     env.reset(seed=11)
     _to_simultaneous(env, np.random.default_rng(1), kind, skip)
@@ -248,9 +265,11 @@ def test_aec_simultaneous_choice_is_not_revealed_to_later_deciders(
         for agent, o in obs.items():
             for key in o:
                 assert np.array_equal(o[key], seen_obs[0][agent][key]), (
-                    f"{agent}'s {key} depends on {first}'s undisclosed {kind} choice")
+                    f"{agent}'s {key} depends on {first}'s undisclosed {kind} choice"
+                )
     assert len({json.dumps(r, sort_keys=True) for r in revealed}) == len(revealed), (
-        "the choices made no difference once everyone had acted")
+        "the choices made no difference once everyone had acted"
+    )
 
 
 @pytest.mark.parametrize("case", ["2p", "4p", "3p-turn-around"])
@@ -294,8 +313,7 @@ def test_noop_is_never_legal_for_a_decider_in_aec(auto_play: bool) -> None:
         env = aec(case, auto_play=auto_play)
         env.reset(seed=seed)
         sess = env.unwrapped.session
-        for agent, obs, _, term, trunc, _ in kit._aec_play(env, np.random.default_rng(seed),
-                                                            300):
+        for agent, obs, _, term, trunc, _ in kit._aec_play(env, np.random.default_rng(seed), 300):
             if term or trunc:
                 continue
             seat = int(agent.split("_")[1])
@@ -311,11 +329,16 @@ def _snapshot(env: AECEnv) -> dict:
     u = env.unwrapped
     s = u.session
     return {
-        "state": s.state.to_dict(), "buffer": dict(s.buffer), "events": len(s.record.events),
+        "state": s.state.to_dict(),
+        "buffer": dict(s.buffer),
+        "events": len(s.record.events),
         "rng": json.dumps(s.rng.bit_generator.state, sort_keys=True),
-        "selection": u.agent_selection, "agents": list(u.agents),
-        "rewards": dict(u.rewards), "cumulative": dict(u._cumulative_rewards),
-        "terminations": dict(u.terminations), "truncations": dict(u.truncations),
+        "selection": u.agent_selection,
+        "agents": list(u.agents),
+        "rewards": dict(u.rewards),
+        "cumulative": dict(u._cumulative_rewards),
+        "terminations": dict(u.terminations),
+        "truncations": dict(u.truncations),
         "obs": {a: u.observe(a)["observation"].tobytes() for a in u.agents},
     }
 
@@ -420,8 +443,11 @@ def test_on_illegal_random_legal_plays_a_legal_action(api: str) -> None:
             n_events = len(sess.record.events)
             pending = dict(sess.buffer)
             env.step(0)
-            applied = (sess.record.events[n_events]["actions"]
-                       if len(sess.record.events) > n_events else None)
+            applied = (
+                sess.record.events[n_events]["actions"]
+                if len(sess.record.events) > n_events
+                else None
+            )
             to_int = env.unwrapped.game.action_to_int  # the buffer holds game actions
             if applied is not None:
                 assert applied[str(seat)] in legal
@@ -544,7 +570,8 @@ def test_max_rounds_truncates(api: str) -> None:
         obs, _ = env.reset(seed=0)
         while env.agents:
             obs, _, terms, truncs, _ = env.step(
-                {a: rand(obs[a]["action_mask"], rng) for a in env.agents})
+                {a: rand(obs[a]["action_mask"], rng) for a in env.agents}
+            )
         assert truncs == {a: True for a in env.possible_agents}
         assert terms == {a: False for a in env.possible_agents}
         assert env.session.state.round == 3
@@ -605,8 +632,14 @@ def test_gymnasium_make_imports_the_module_on_demand() -> None:
         "o, r, te, tr, info = e.step(int(np.flatnonzero(m)[0]))\n"
         "print(o.shape[0], e.action_space.n, int(m.sum()))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     size, n, legal = map(int, out.stdout.split()[-3:])
     adapter = envs.make_adapter(num_players=2)
@@ -646,8 +679,14 @@ def _recorded_game(tmp_path: Path, **kw: object) -> tuple[Path, AECEnv]:
 
 def test_replay_cli_prints_every_round(tmp_path: Path) -> None:
     path, env = _recorded_game(tmp_path, num_players=2, max_rounds=6)
-    out = subprocess.run([sys.executable, "-m", "tabletop.replay", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "tabletop.replay", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     titles = [ln for ln in out.stdout.splitlines() if ln.startswith("=== ")]
     assert [t.split()[2] for t in titles[:7]] == ["0", "1", "2", "3", "4", "5", "6"]
@@ -657,8 +696,7 @@ def test_replay_cli_prints_every_round(tmp_path: Path) -> None:
     assert "outcome:" in out.stdout.splitlines()[-1]
 
 
-def test_replay_cli_every_step_and_frames(tmp_path: Path, capsys: pytest.CaptureFixture
-                                          ) -> None:
+def test_replay_cli_every_step_and_frames(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path, env = _recorded_game(tmp_path, num_players=2, max_rounds=3)
     n_events = len(env.unwrapped.record.events)
     assert replay_cli.main([str(path), "--every-step"]) == 0
@@ -682,8 +720,9 @@ def test_replay_cli_rejects_an_unknown_game(tmp_path: Path) -> None:
     assert "no_such_game_v0" not in [e.env_name for e in registry.GAMES.values()]
 
 
-def test_replay_cli_reports_any_bad_file_in_one_line(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture) -> None:
+def test_replay_cli_reports_any_bad_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """Malformed or hostile records: one line on stderr naming the file, exit status 1, no
     traceback, and no file opened because the record named it."""
     path, env = _recorded_game(tmp_path, num_players=2, max_rounds=3)
@@ -695,8 +734,9 @@ def test_replay_cli_reports_any_bad_file_in_one_line(tmp_path: Path,
         "not_json.json": "{oops",
         "deep.json": "[" * 100_000 + "]" * 100_000,
         "config_list.json": json.dumps({**good, "config": []}),
-        "path_in_config.json": json.dumps({**good, "config": {**good["config"],
-                                                              "decks": str(secret)}}),
+        "path_in_config.json": json.dumps(
+            {**good, "config": {**good["config"], "decks": str(secret)}}
+        ),
         "truncated.json": json.dumps({**good, "events": good["events"][:-3]}),
         "bad_action.json": json.dumps({**good, "events": [{"actions": {"0": "x"}}]}),
     }
@@ -724,10 +764,11 @@ def _read_png(path: Path) -> tuple[int, int, np.ndarray]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w, h = 8, b"", 0, 0
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        assert struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0] == (
-            zlib.crc32(tag + body) & 0xFFFFFFFF)
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        tag, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        assert struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0] == (
+            zlib.crc32(tag + body) & 0xFFFFFFFF
+        )
         if tag == b"IHDR":
             w, h = struct.unpack(">II", body[:8])
         elif tag == b"IDAT":
@@ -754,8 +795,15 @@ def test_fast_order_enforcing_wrapper_guards_like_pettingzoos() -> None:
 
     fast, plain = _wrapped_pair(num_players=3)
     assert isinstance(fast, OrderEnforcingWrapper) and str(fast) == str(plain)
-    for name in ("agent_selection", "agents", "rewards", "terminations", "truncations",
-                 "infos", "num_agents"):
+    for name in (
+        "agent_selection",
+        "agents",
+        "rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "num_agents",
+    ):
         errors = []
         for e in (fast, plain):
             with pytest.raises(AttributeError) as info:
@@ -763,8 +811,12 @@ def test_fast_order_enforcing_wrapper_guards_like_pettingzoos() -> None:
             errors.append(str(info.value))
             assert not hasattr(e, name)
         assert errors[0] == errors[1], name
-    for call in (lambda e: e.last(), lambda e: e.step(1), lambda e: e.observe("player_0"),
-                 lambda e: e.agent_iter()):
+    for call in (
+        lambda e: e.last(),
+        lambda e: e.step(1),
+        lambda e: e.observe("player_0"),
+        lambda e: e.agent_iter(),
+    ):
         kinds = []
         for e in (fast, plain):
             with pytest.raises(Exception) as info:  # noqa: PT011 - the same type is checked
@@ -799,7 +851,10 @@ def test_fast_order_enforcing_wrapper_plays_like_pettingzoos(seed: int) -> None:
         assert fast.rewards == plain.rewards
         assert fast._cumulative_rewards == plain._cumulative_rewards  # noqa: SLF001
         assert (fast.agents, fast.terminations, fast.truncations) == (
-            plain.agents, plain.terminations, plain.truncations)
+            plain.agents,
+            plain.terminations,
+            plain.truncations,
+        )
         action = None if te1 or tr1 else rand(o1["action_mask"], r1)
         fast.step(action)
         plain.step(action)

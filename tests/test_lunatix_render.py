@@ -52,8 +52,12 @@ def write_png(path: Path, img: np.ndarray) -> None:
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", crc)
 
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-                     + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def read_png(path: Path) -> np.ndarray:
@@ -62,8 +66,8 @@ def read_png(path: Path) -> np.ndarray:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w, h = 8, b"", 0, 0
     while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        tag, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        (n,) = struct.unpack(">I", data[pos : pos + 4])
+        tag, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + n]
         if tag == b"IHDR":
             w, h = struct.unpack(">II", body[:8])
         elif tag == b"IDAT":
@@ -76,7 +80,7 @@ def read_png(path: Path) -> np.ndarray:
 
 def pixels_near(img: np.ndarray, xy: np.ndarray, r: float) -> np.ndarray:
     """The pixels of ``img`` within ``r`` of the pixel point ``xy``, as an (n, 3) array."""
-    yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]]
+    yy, xx = np.mgrid[0 : img.shape[0], 0 : img.shape[1]]
     return img[np.hypot(xx - xy[0], yy - xy[1]) <= r]
 
 
@@ -124,7 +128,7 @@ def test_ansi_is_the_state_text_plus_a_line_naming_the_simultaneous_decision():
     s = first_round(LOOP)
     text = render_ansi(s)
     assert text.startswith(str(s))
-    extra = text[len(str(s)):].strip("\n").splitlines()
+    extra = text[len(str(s)) :].strip("\n").splitlines()
     assert extra == ["decision: card by player_0, player_1, player_2, player_3"]
 
 
@@ -173,12 +177,15 @@ def test_background_is_not_uniform_and_squares_show_surface_and_curves():
         x, y = cs[sq]
         return tuple(int(v) for v in bg[y, x])
 
-    straight_asphalt = [i for i in range(tr.num_squares)
-                        if tr.curve[i] is None and tr.surface[i] == "asphalt"]
-    straight_dirt = [i for i in range(tr.num_squares)
-                     if tr.curve[i] is None and tr.surface[i] == "dirt"]
-    curve_asphalt = [i for i in range(tr.num_squares)
-                     if tr.curve[i] is not None and tr.surface[i] == "asphalt"]
+    straight_asphalt = [
+        i for i in range(tr.num_squares) if tr.curve[i] is None and tr.surface[i] == "asphalt"
+    ]
+    straight_dirt = [
+        i for i in range(tr.num_squares) if tr.curve[i] is None and tr.surface[i] == "dirt"
+    ]
+    curve_asphalt = [
+        i for i in range(tr.num_squares) if tr.curve[i] is not None and tr.surface[i] == "asphalt"
+    ]
     assert straight_asphalt and straight_dirt and curve_asphalt
     asphalt = {colour(i) for i in straight_asphalt}
     assert len(asphalt) == 1  # every plain asphalt square is the same grey
@@ -201,8 +208,7 @@ def test_squares_have_distinct_centres_inside_the_board_area():
 
 
 @pytest.mark.parametrize("track", [None, "tracks/test_oval.yaml"])
-def test_loop_runs_counter_clockwise_with_the_finish_line_on_the_bottom_and_lane_0_inside(
-        track):
+def test_loop_runs_counter_clockwise_with_the_finish_line_on_the_bottom_and_lane_0_inside(track):
     g = game() if track is None else game(track=track)
     p = LOOP_PAINTER if track is None else BoardPainter(g)
     mid = lane_centres(p, 1)
@@ -254,8 +260,9 @@ def test_moving_a_car_changes_only_the_pixels_around_its_old_and_new_squares():
     # the car's colour is at its new square and gone from the old one
     assert count_colour(pixels_near(img_b, p.centres[b], p.car_r), SEAT_COLOURS[0]) > 20
     assert count_colour(pixels_near(img_b, p.centres[a], p.car_r), SEAT_COLOURS[0]) == 0
-    assert np.array_equal(pixels_near(img_b, p.centres[a], p.car_r),
-                          pixels_near(p.background, p.centres[a], p.car_r))
+    assert np.array_equal(
+        pixels_near(img_b, p.centres[a], p.car_r), pixels_near(p.background, p.centres[a], p.car_r)
+    )
 
 
 def test_six_cars_are_drawn_in_six_distinct_seat_colours():
@@ -284,10 +291,8 @@ def test_a_chip_on_the_track_adds_its_colour_at_its_square(kind):
     after = LOOP_PAINTER.paint(s)
     colour = CHIP_COLOURS[kind]
     c = LOOP_PAINTER.centres[sq]
-    assert count_colour(pixels_near(before, c, 0.4 * LOOP_PAINTER.scale),
-                        colour) == 0
-    assert count_colour(pixels_near(after, c, 0.4 * LOOP_PAINTER.scale),
-                        colour) >= 9
+    assert count_colour(pixels_near(before, c, 0.4 * LOOP_PAINTER.scale), colour) == 0
+    assert count_colour(pixels_near(after, c, 0.4 * LOOP_PAINTER.scale), colour) >= 9
     yy, xx = np.nonzero(changed_mask(before, after))
     assert np.hypot(xx - c[0], yy - c[1]).max() < 0.4 * LOOP_PAINTER.scale
     assert CHIP_COLOURS[0][0] > 200 and CHIP_COLOURS[2][2] > 200 and max(CHIP_COLOURS[1]) < 30
@@ -382,10 +387,13 @@ def test_the_test_oval_renders_with_its_cars_chips_and_pit():
     img = p.paint(s)
     assert img.shape == (300, 480, 3) and img.dtype == np.uint8
     assert len(np.unique(p.background.reshape(-1, 3), axis=0)) > 20
-    assert count_colour(pixels_near(img, p.centres[square_at(g, 0, 10)], p.car_r),
-                        SEAT_COLOURS[0]) > 10
-    assert count_colour(pixels_near(img, p.centres[square_at(g, 2, 20)], p.car_r),
-                        CHIP_COLOURS[2]) > 4
+    assert (
+        count_colour(pixels_near(img, p.centres[square_at(g, 0, 10)], p.car_r), SEAT_COLOURS[0])
+        > 10
+    )
+    assert (
+        count_colour(pixels_near(img, p.centres[square_at(g, 2, 20)], p.car_r), CHIP_COLOURS[2]) > 4
+    )
     assert count_colour(pixels_near(img, p.pit_slots[0], p.car_r), SEAT_COLOURS[2]) > 10
 
 
@@ -414,10 +422,13 @@ def test_human_viewer_is_a_silent_no_op_without_a_display(monkeypatch, capsys):
 
 
 def test_importing_the_renderer_does_not_import_pygame():
-    code = ("import sys; import lunatix_env.render as r; "
-            "r.HumanViewer().close(); print('pygame' in sys.modules)")
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True)
+    code = (
+        "import sys; import lunatix_env.render as r; "
+        "r.HumanViewer().close(); print('pygame' in sys.modules)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert res.stdout.strip() == "False"
 
 

@@ -78,8 +78,9 @@ def sq(g: Game, lane: int, offset: int) -> int:
     return g.track.parallel(square_at(g, 0, BACK + offset), lane)
 
 
-def setup(n: int = 2, speed: int = 40, luck: int = 3, lane: int = 1,
-          turn_around: bool = False) -> tuple[Game, State]:
+def setup(
+    n: int = 2, speed: int = 40, luck: int = 3, lane: int = 1, turn_around: bool = False
+) -> tuple[Game, State]:
     """Round 1: car 0 on the back straight (row 0), the others parked at their dots at 0 mph.
 
     Car 0 is faster than the parked cars, so with the same card it acts first.
@@ -212,8 +213,9 @@ def test_chip_mix_is_secret_simultaneous_with_per_kind_cap(n):
     assert s.is_simultaneous_node()
     assert sorted(s.current_players()) == list(range(n))
     cap = min(8, 24 // n)
-    expected = {(t, o, 8 - t - o) for t in range(9) for o in range(9 - t)
-                if max(t, o, 8 - t - o) <= cap}
+    expected = {
+        (t, o, 8 - t - o) for t in range(9) for o in range(9 - t) if max(t, o, 8 - t - o) <= cap
+    }
     for seat in range(n):
         legal = s.legal_actions(seat)
         assert all(a.kind is K.CHIP_MIX for a in legal)
@@ -355,8 +357,12 @@ def test_road_rage_forces_ram_whenever_ram_is_legal():
     give_lunacy(s, 0, "Road Rage")
     give_gadget(s, 0, "Rocket Booster")
     assert card(Card.RAM) not in cards(s)  # no target: any other card
-    assert {card(Card.BRAKE), card(Card.DROP), card(Card.ACCELERATE),
-            play(g, "Rocket Booster")} <= cards(s)
+    assert {
+        card(Card.BRAKE),
+        card(Card.DROP),
+        card(Card.ACCELERATE),
+        play(g, "Rocket Booster"),
+    } <= cards(s)
     put(s, 1, sq(g, 1, 3))
     assert cards(s) == {card(Card.RAM)}
     assert_conserved(s)
@@ -432,8 +438,7 @@ def test_turn_order_follows_card_numbers():
     layout = {2: (1, 0, 10), 0: (1, 1, 40), 4: (1, 6, 20), 3: (2, 6, 30), 1: (0, 8, 50)}
     for seat, (lane, row, speed) in layout.items():
         put(s, seat, sq(g, lane, row), speed=speed)
-    played = {2: Card.RAM, 4: Card.BRAKE, 3: Card.DROP, 0: Card.ACCELERATE,
-              1: Card.TURN_AROUND}
+    played = {2: Card.RAM, 4: Card.BRAKE, 3: Card.DROP, 0: Card.ACCELERATE, 1: Card.TURN_AROUND}
     for seat, c in played.items():
         assert card(c) in cards(s, seat)
     choose(s, played)
@@ -567,8 +572,16 @@ def test_damage_dice_chance_outcomes_are_the_exact_convolution():
     drive_onto_oil(s2)
     draw_hazard(s2, "Blown Gasket")
     assert s2.chance["kind"] == "dice" and s2.chance["n"] == 2
-    assert_dist(s2, {0: Fraction(1, 9), 1: Fraction(2, 9), 2: Fraction(3, 9),
-                     3: Fraction(2, 9), 4: Fraction(1, 9)})
+    assert_dist(
+        s2,
+        {
+            0: Fraction(1, 9),
+            1: Fraction(2, 9),
+            2: Fraction(3, 9),
+            3: Fraction(2, 9),
+            4: Fraction(1, 9),
+        },
+    )
     assert_conserved(s2)
 
     for n in (3, 4):
@@ -693,8 +706,10 @@ def test_hazard_deck_reshuffles_its_discards_when_empty():
     force(s, [cc])
     # the deck is empty: the 24 discards are shuffled back (the drawn Close Call is not)
     assert s.chance["kind"] == "hazard"
-    assert_dist(s, {i: Fraction(c.count, 24) for i, c in enumerate(g.decks.hazard)
-                    if c.name != "Close Call"})
+    assert_dist(
+        s,
+        {i: Fraction(c.count, 24) for i, c in enumerate(g.decks.hazard) if c.name != "Close Call"},
+    )
     draw_hazard(s, "Brake 10")
     assert s.cars[0].speed == 70
     assert s.hazard_discard[cc] == 1
@@ -723,8 +738,14 @@ def test_turbo_draw_probabilities_and_click_reshuffles_every_turbo_card():
 
 @pytest.mark.parametrize(
     ("name", "amount", "dice"),
-    [("+40 Bang", 40, 1), ("+50 Bang", 50, 1), ("+50 Big Bang", 50, 2),
-     ("+60 Big Bang", 60, 2), ("Boom", 0, 2), ("+60", 60, 0)],
+    [
+        ("+40 Bang", 40, 1),
+        ("+50 Bang", 50, 1),
+        ("+50 Big Bang", 50, 2),
+        ("+60 Big Bang", 60, 2),
+        ("Boom", 0, 2),
+        ("+60", 60, 0),
+    ],
 )
 def test_turbo_explosions_roll_their_dice(name, amount, dice):
     g, s = setup(speed=40, luck=0)

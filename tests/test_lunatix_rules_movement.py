@@ -302,9 +302,7 @@ def test_moving_straight_or_outward_inside_a_curve_draws_no_card():
 
 
 @pytest.mark.parametrize("amount,cards", [(10, 1), (20, 2)])
-def test_accelerating_on_a_curve_square_above_its_rating_draws_one_card_per_10_mph(
-    amount, cards
-):
+def test_accelerating_on_a_curve_square_above_its_rating_draws_one_card_per_10_mph(amount, cards):
     g, s = setup()
     here = lane_sq(g, 2, 7)  # Curve 1, outside lane, rating 80
     assert g.track.rating[here] == 80
@@ -509,7 +507,8 @@ def test_dropped_chips_leave_the_players_chips():
     act(s, step(FRONT, drop=True), step(FRONT), step(FRONT, drop=True), step(FRONT))
     assert s.cars[0].chips == [3, 3, 0]
     assert sorted(s.track_chips.items()) == [
-        (back_straight(g, 1, 0), GLUE), (back_straight(g, 1, 2), GLUE)
+        (back_straight(g, 1, 0), GLUE),
+        (back_straight(g, 1, 2), GLUE),
     ]
 
 

@@ -85,8 +85,15 @@ def roll_nothing(s: State, expected: list[tuple[int, int]]) -> None:
         force(s, [0])
 
 
-def in_pit(s: State, seat: int, order: int = 1, opening: int = A2_IDX,
-           square: int = A2, facing: int = 0, laps: int = 0) -> None:
+def in_pit(
+    s: State,
+    seat: int,
+    order: int = 1,
+    opening: int = A2_IDX,
+    square: int = A2,
+    facing: int = 0,
+    laps: int = 0,
+) -> None:
     """Place ``seat``'s car in the pit as if it had entered by ``opening`` (speed 0)."""
     put(s, seat, square, speed=0, facing=facing, laps=laps)
     car = s.cars[seat]
@@ -583,8 +590,9 @@ def test_pit_chip_costs_1_never_above_8_held_only_while_supply_has_one() -> None
     assert s.supply[2] == glue_supply - 1
     assert s.decision["points"] == 14
     legal = s.legal_actions(0)
-    assert not {A(K.SHOP, ShopItem.TACKS), A(K.SHOP, ShopItem.OIL),
-                A(K.SHOP, ShopItem.GLUE)} & set(legal)
+    assert not {A(K.SHOP, ShopItem.TACKS), A(K.SHOP, ShopItem.OIL), A(K.SHOP, ShopItem.GLUE)} & set(
+        legal
+    )
 
 
 def test_pit_counseling_costs_5_and_cures_a_kept_lunacy() -> None:

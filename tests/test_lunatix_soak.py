@@ -245,8 +245,7 @@ def test_random_play_keeps_every_invariant_and_ends_legally(chunk: int) -> None:
 def test_soak_reaches_every_core_decision_and_some_game_is_won() -> None:
     # under xdist the chunks may have run in another worker: replay those games unchecked
     results = [
-        _RESULTS[i] if i in _RESULTS else play_soak_game(i, check=False)
-        for i in range(SOAK_GAMES)
+        _RESULTS[i] if i in _RESULTS else play_soak_game(i, check=False) for i in range(SOAK_GAMES)
     ]
     seen = {k for kinds, _ in results for k in kinds}
     missing = sorted(k.value for k in CORE_KINDS if k.value not in seen)

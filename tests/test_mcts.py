@@ -36,8 +36,14 @@ def _settle(s: Any, rng: np.random.Generator) -> Any:
 
 
 def _stats_key(st: MCTSStats) -> tuple:
-    return (st.simulations, st.tree_decisions, st.rollout_decisions, st.chance_events,
-            st.evaluations, st.max_depth)
+    return (
+        st.simulations,
+        st.tree_decisions,
+        st.rollout_decisions,
+        st.chance_events,
+        st.evaluations,
+        st.max_depth,
+    )
 
 
 # ---------------------------------------------------------------------- finding a win
@@ -78,9 +84,18 @@ def test_ryderz_mcts_scores_the_prizm_that_wins_the_game() -> None:
     g = RyderzGame(num_players=2, launch_noise_sigma=0.0)
     pre = straight_at(g, 0, Pose(-4.0, 0.0, EAST), 1, PREV)
     # seat 0 owns two Prizms; a straight from (-4, 0) east crosses the neutral one
-    s = position(g, 0, lazers={0: [pre]}, gears={0: 3},
-                 prizms=[Prizm(10.0, 10.0, 0), Prizm(-1.75, 0.3), Prizm(-10.0, 10.0, 0),
-                         Prizm(0.0, -12.0, 1)])
+    s = position(
+        g,
+        0,
+        lazers={0: [pre]},
+        gears={0: 3},
+        prizms=[
+            Prizm(10.0, 10.0, 0),
+            Prizm(-1.75, 0.3),
+            Prizm(-10.0, 10.0, 0),
+            Prizm(0.0, -12.0, 1),
+        ],
+    )
     skip_to_move(s)
     legal = s.legal_actions(0)
 
@@ -110,8 +125,10 @@ def _positions(game: Any, seeds: range, steps: tuple[int, ...]) -> list[Any]:
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_mcts_never_returns_an_illegal_action(n: int) -> None:
     simultaneous = 0
-    cases = [(LunatixGame(num_players=n), 25, 6, (0, 15, 60, 150)),
-             (RyderzGame(num_players=n), 12, 4, (0, 7, 25))]
+    cases = [
+        (LunatixGame(num_players=n), 25, 6, (0, 15, 60, 150)),
+        (RyderzGame(num_players=n), 12, 4, (0, 7, 25)),
+    ]
     for game, sims, depth, steps in cases:
         for s in _positions(game, range(2), steps):
             players = s.current_players()
@@ -126,8 +143,9 @@ def test_mcts_never_returns_an_illegal_action(n: int) -> None:
 
 
 # ---------------------------------------------------------------------- determinism, budgets
-@pytest.mark.parametrize("game", [LunatixGame(num_players=3), RyderzGame(num_players=2)],
-                         ids=["lunatix", "ryderz"])
+@pytest.mark.parametrize(
+    "game", [LunatixGame(num_players=3), RyderzGame(num_players=2)], ids=["lunatix", "ryderz"]
+)
 def test_mcts_is_deterministic_for_a_seed(game: Any) -> None:
     for s in _positions(game, range(1), (5, 30)):
         seat = s.current_players()[0]
@@ -137,8 +155,7 @@ def test_mcts_is_deterministic_for_a_seed(game: Any) -> None:
             runs.append((bot.act(s, seat), _stats_key(bot.last_stats)))
         assert runs[0] == runs[1]
         # reset(seed) restarts the same search, a rollout Bot included
-        bot = MCTSBot(ZeroEvaluator(), sims=40, rollout_depth=5,
-                      rollout_policy=RandomBot(), seed=5)
+        bot = MCTSBot(ZeroEvaluator(), sims=40, rollout_depth=5, rollout_policy=RandomBot(), seed=5)
         first = bot.act(s, seat), _stats_key(bot.last_stats)
         bot.reset(5)
         assert (bot.act(s, seat), _stats_key(bot.last_stats)) == first
@@ -246,8 +263,14 @@ def test_saturated_values_follow_the_prior_policy_not_the_first_action() -> None
     plain = MCTSBot(_SureWin(), sims=60, rollout_depth=4, seed=0).act(s, 0)
     assert plain == s.legal_actions(0)[0]  # what went wrong: the first listed (Accelerate 0)
     for normalize in (False, True):
-        bot = MCTSBot(_SureWin(), sims=60, rollout_depth=4, seed=0,
-                      prior_policy=LunatixHeuristic(seed=1), normalize=normalize)
+        bot = MCTSBot(
+            _SureWin(),
+            sims=60,
+            rollout_depth=4,
+            seed=0,
+            prior_policy=LunatixHeuristic(seed=1),
+            normalize=normalize,
+        )
         assert bot.act(s, 0) == want
         assert bot.last_stats.simulations == 60
 
@@ -287,19 +310,28 @@ def test_the_prior_is_overruled_by_a_found_win() -> None:
             return next((a for a in legal if a == LAction(LK.ACCELERATE, 0)), legal[0])
 
     s = _lunatix_last_lap()
-    bot = MCTSBot(ZeroEvaluator(), sims=200, rollout_depth=0, prior_policy=Stall(),
-                  normalize=True, seed=0)
+    bot = MCTSBot(
+        ZeroEvaluator(), sims=200, rollout_depth=0, prior_policy=Stall(), normalize=True, seed=0
+    )
     a = bot.act(s, 0)
     assert a.kind is LK.ACCELERATE and a.arg > 0
 
 
 def test_prior_search_is_deterministic_and_legal_in_both_games() -> None:
     for s, seat, bot in (
-            (_lunatix_rival_out(), 0, lambda: make_bot(
-                "mcts:sims=30,depth=2,prior=heuristic,pdepth=2,norm=1", "lunatix", seed=3)),
-            (_settle(RyderzGame(num_players=2).new_initial_state(4), np.random.default_rng(0)),
-             None, lambda: make_bot("mcts:sims=20,depth=1,prior=heuristic,norm=1", "ryderz",
-                                    seed=3))):
+        (
+            _lunatix_rival_out(),
+            0,
+            lambda: make_bot(
+                "mcts:sims=30,depth=2,prior=heuristic,pdepth=2,norm=1", "lunatix", seed=3
+            ),
+        ),
+        (
+            _settle(RyderzGame(num_players=2).new_initial_state(4), np.random.default_rng(0)),
+            None,
+            lambda: make_bot("mcts:sims=20,depth=1,prior=heuristic,norm=1", "ryderz", seed=3),
+        ),
+    ):
         p = s.current_players()[0] if seat is None else seat
         first = bot().act(s, p)
         assert s.is_legal(p, first)
@@ -316,15 +348,13 @@ def test_normalised_values_map_to_the_unit_interval() -> None:
 
 
 def test_prior_spec_keys_are_parsed_and_validated() -> None:
-    bot = make_bot("mcts:sims=10,prior=heuristic,pw=1.5,pmix=0,pdepth=0,norm=1", "lunatix",
-                   seed=0)
+    bot = make_bot("mcts:sims=10,prior=heuristic,pw=1.5,pmix=0,pdepth=0,norm=1", "lunatix", seed=0)
     assert isinstance(bot, MCTSBot)
     assert bot.prior_policy is not None and bot.normalize
     assert (bot.prior_weight, bot.prior_mix, bot.prior_depth) == (1.5, 0.0, 0)
     plain = make_bot("mcts:sims=10", "lunatix", seed=0)
     assert plain.prior_policy is None and not plain.normalize
-    for bad in ("mcts:prior=smart", "mcts:pmix=2", "mcts:pw=0", "mcts:norm=yes",
-                "mcts:pdepth=-1"):
+    for bad in ("mcts:prior=smart", "mcts:pmix=2", "mcts:pw=0", "mcts:norm=yes", "mcts:pdepth=-1"):
         with pytest.raises(BotSpecError):
             parse(bad)
     with pytest.raises(ValueError):

@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
-def exported(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-             ) -> tuple[str, Path, MaskablePPO]:
+def exported(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path, MaskablePPO]:
     """A run folder with a random-weight model (Lunatix: the shared trunk of its config),
     exported by ``train.export.export_run``."""
     game = request.param
@@ -35,8 +36,15 @@ def exported(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     d = tmp_path_factory.mktemp(f"onnx_{game}")
     env = registry.get(game).single_agent_env(num_players=cfg.num_players, **cfg.env_options)
     ppo = replace(cfg.ppo, shared_trunk=32 if game == "lunatix" else 0, net_arch=(24, 16))
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu",
-                        policy_kwargs=policy_kwargs(ppo))
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs(ppo),
+    )
     model.save(d / "model.zip")
     write_policy_json(d, policy_meta(cfg))
     export_run(d, observations=1000)
@@ -127,8 +135,9 @@ assert moves > 5, moves
 assert "torch" not in sys.modules, "torch was imported"
 print("ok", moves)
 """
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok")
 

@@ -18,9 +18,11 @@ from tabletop import replay
 from tabletop.records import GameRecord, iter_replay
 
 
-@pytest.mark.parametrize(("module", "game"), [(lunatix_play, LunatixGame(num_players=2)),
-                                               (ryderz_play, RyderzGame(num_players=2))],
-                         ids=["lunatix", "ryderz"])
+@pytest.mark.parametrize(
+    ("module", "game"),
+    [(lunatix_play, LunatixGame(num_players=2)), (ryderz_play, RyderzGame(num_players=2))],
+    ids=["lunatix", "ryderz"],
+)
 def test_random_game_ends_and_its_record_replays_to_the_final_state(module, game) -> None:
     state, record = module.play_random_game(game, 3, verbose=False)
     assert state.is_terminal()
@@ -52,8 +54,21 @@ def test_ryderz_play_prints_each_round_and_every_decision(capsys) -> None:
 def test_play_commands_write_a_record_the_replay_command_reads(tmp_path: Path, capsys) -> None:
     lunatix_path, ryderz_path = tmp_path / "l.json", tmp_path / "r.json"
     lunatix_play.main(["--seed", "1", "--players", "3", "--record", str(lunatix_path)])
-    ryderz_play.main(["--seed", "1", "--players", "2", "--table", "small", "--powers",
-                      "--record", str(ryderz_path), "--gif", str(tmp_path / "r.gif")])
+    ryderz_play.main(
+        [
+            "--seed",
+            "1",
+            "--players",
+            "2",
+            "--table",
+            "small",
+            "--powers",
+            "--record",
+            str(ryderz_path),
+            "--gif",
+            str(tmp_path / "r.gif"),
+        ]
+    )
     out = capsys.readouterr().out
     assert f"record: {ryderz_path}" in out and "gif: " in out
     assert (tmp_path / "r.gif").read_bytes()[:6] == b"GIF89a"

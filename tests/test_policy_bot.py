@@ -20,24 +20,40 @@ from tabletop.protocol import play_chance, random_legal_actions
 from train.train import TrainConfig, policy_meta, write_policy_json
 
 CONFIGS = {
-    "ryderz": TrainConfig(name="p", game="ryderz", num_players=2,
-                          env_options={"action_mode": "discrete", "obs_mode": "vector",
-                                       "launch_positions": 8, "max_rounds": 30},
-                          eval_deterministic=True),
+    "ryderz": TrainConfig(
+        name="p",
+        game="ryderz",
+        num_players=2,
+        env_options={
+            "action_mode": "discrete",
+            "obs_mode": "vector",
+            "launch_positions": 8,
+            "max_rounds": 30,
+        },
+        eval_deterministic=True,
+    ),
     "lunatix": TrainConfig(name="p", game="lunatix", num_players=2, eval_deterministic=False),
 }
 
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))
-def run_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-            ) -> tuple[str, Path]:
+def run_dir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path]:
     """A run folder with an untrained (random-weight) model and its policy.json."""
     game = request.param
     cfg = CONFIGS[game]
     d = tmp_path_factory.mktemp(game)
     env = registry.get(game).single_agent_env(num_players=cfg.num_players, **cfg.env_options)
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [16]},
+    )
     model.save(d / "model.zip")
     write_policy_json(d, policy_meta(cfg))
     return game, d
@@ -69,8 +85,7 @@ def test_training_writes_a_policy_json_that_rebuilds_the_env(run_dir: tuple[str,
     game, d = run_dir
     data = json.loads((d / POLICY_JSON).read_text())
     entry = registry.get(game)
-    assert (data["game"], data["env_id"], data["env_name"]) == (game, entry.env_id,
-                                                                entry.env_name)
+    assert (data["game"], data["env_id"], data["env_name"]) == (game, entry.env_id, entry.env_name)
     assert data["num_players"] == 2 and "max_rounds" not in data["env_options"]
     assert data["mode"] == ("sampled" if game == "lunatix" else "greedy")
     assert data["rules"] == entry.game(num_players=2).config_dict()
@@ -87,8 +102,9 @@ def test_greedy_actions_are_the_models_own(run_dir: tuple[str, Path]) -> None:
         legal = bot.adapter.legal_ints(state, seat)
         mask = np.zeros(bot.adapter.num_actions, bool)
         mask[legal] = True
-        index = int(model.predict(bot.adapter.encode(state, seat), action_masks=mask,
-                                  deterministic=True)[0])
+        index = int(
+            model.predict(bot.adapter.encode(state, seat), action_masks=mask, deterministic=True)[0]
+        )
         assert action == bot.adapter.to_engine(state, seat, index, legal)
 
 
@@ -131,13 +147,21 @@ def test_the_policy_spec_plays_arena_games(run_dir: tuple[str, Path]) -> None:
         assert len(results) == 2 and all(r.decisions[0] > 0 for r in results)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"extra": 1}, "unknown keys"), ({"num_players": 1}, "num_players"),
-    ({"mode": "best"}, "mode"), ({"model": "../x.zip"}, "model"),
-    ({"env_id": "LazerRyderz-v0"}, "is not lunatix"), ({"game": "chess"}, "unknown game"),
-    ({"format": 3}, "format"), ({"onnx": "../p.onnx"}, "onnx"),
-    ({"onnx": "policy.zip"}, "onnx"), ({"model": "", "onnx": ""}, "both empty"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"extra": 1}, "unknown keys"),
+        ({"num_players": 1}, "num_players"),
+        ({"mode": "best"}, "mode"),
+        ({"model": "../x.zip"}, "model"),
+        ({"env_id": "LazerRyderz-v0"}, "is not lunatix"),
+        ({"game": "chess"}, "unknown game"),
+        ({"format": 3}, "format"),
+        ({"onnx": "../p.onnx"}, "onnx"),
+        ({"onnx": "policy.zip"}, "onnx"),
+        ({"model": "", "onnx": ""}, "both empty"),
+    ],
+)
 def test_policy_json_is_validated(tmp_path: Path, change: dict, message: str) -> None:
     meta = policy_meta(CONFIGS["lunatix"]).to_json()
     (tmp_path / "model.zip").write_bytes(b"")
@@ -149,8 +173,12 @@ def test_policy_json_is_validated(tmp_path: Path, change: dict, message: str) ->
 def test_missing_files_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no policy.json"):
         find_policy(tmp_path)
-    (tmp_path / POLICY_JSON).write_text(json.dumps(PolicyMeta(
-        game="lunatix", env_id="LunatixLoop-v0", env_name="lunatix_loop_v0",
-        num_players=2).to_json()))
+    (tmp_path / POLICY_JSON).write_text(
+        json.dumps(
+            PolicyMeta(
+                game="lunatix", env_id="LunatixLoop-v0", env_name="lunatix_loop_v0", num_players=2
+            ).to_json()
+        )
+    )
     with pytest.raises(ConfigError, match="model.zip not found"):
         find_policy(tmp_path)

@@ -76,8 +76,15 @@ def test_malformed_record_is_rejected():
     with pytest.raises(InvalidStateError, match="schema"):
         GameRecord.from_dict({"schema": "other", "version": 1, "events": []})
     with pytest.raises(InvalidStateError, match="event 0"):
-        GameRecord.from_dict({"schema": "tabletop/record", "version": 1, "game": "g",
-                              "config": {}, "events": [{"x": 1}]})
+        GameRecord.from_dict(
+            {
+                "schema": "tabletop/record",
+                "version": 1,
+                "game": "g",
+                "config": {},
+                "events": [{"x": 1}],
+            }
+        )
 
 
 def test_json_value_turns_numpy_and_nested_outcomes_into_plain_json() -> None:
@@ -204,8 +211,7 @@ def test_a_record_stores_the_digest_of_its_final_state_and_replay_checks_it(tmp_
         if "chance" in e:
             state.apply_chance(e["chance"])
         else:
-            state.apply_actions({int(k): game.action_from_json(a)
-                                 for k, a in e["actions"].items()})
+            state.apply_actions({int(k): game.action_from_json(a) for k, a in e["actions"].items()})
     others = [o for o, p in state.chance_outcomes() if p > 0 and o != changed[i]["chance"]]
     assert others
     changed[i] = {"chance": json_value(others[0])}
@@ -231,29 +237,74 @@ def test_a_record_names_no_file_of_this_machine(tmp_path) -> None:
     mine.unlink()  # replays without the file
     back = Game.from_config_dict(data["config"])
     assert back.decks == game.decks
-    assert replay(back, GameRecord.load(path)).to_dict() == replay(
-        game, GameRecord.load(path)).to_dict()
-    for bad in ("/etc/shadow", "../lunatix/decks.yaml", str(shipped_configs("lunatix") /
-                                                           "decks.yaml")):
+    assert (
+        replay(back, GameRecord.load(path)).to_dict()
+        == replay(game, GameRecord.load(path)).to_dict()
+    )
+    for bad in (
+        "/etc/shadow",
+        "../lunatix/decks.yaml",
+        str(shipped_configs("lunatix") / "decks.yaml"),
+    ):
         with pytest.raises(ConfigError, match="neither the file's content nor a shipped"):
             Game.from_config_dict({**data["config"], "decks": bad})
     with pytest.raises(ConfigError, match="base_dir must be empty"):
         Game.from_config_dict({**data["config"], "base_dir": "/etc"})
 
 
-@pytest.mark.parametrize("bad,match", [
-    ([], "expected a JSON object"),
-    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": [], "events": []},
-     "'config' must be an object"),
-    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "seed": 1.5,
-      "events": []}, "'seed'"),
-    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "events": [],
-      "final_digest": "x"}, "final_digest"),
-    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {}, "events": [],
-      "extra": 1}, "unknown keys"),
-    ({"schema": "tabletop/record", "version": 2, "game": "g", "config": {},
-      "events": [{"actions": 3}]}, "actions must be an object"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ([], "expected a JSON object"),
+        (
+            {"schema": "tabletop/record", "version": 2, "game": "g", "config": [], "events": []},
+            "'config' must be an object",
+        ),
+        (
+            {
+                "schema": "tabletop/record",
+                "version": 2,
+                "game": "g",
+                "config": {},
+                "seed": 1.5,
+                "events": [],
+            },
+            "'seed'",
+        ),
+        (
+            {
+                "schema": "tabletop/record",
+                "version": 2,
+                "game": "g",
+                "config": {},
+                "events": [],
+                "final_digest": "x",
+            },
+            "final_digest",
+        ),
+        (
+            {
+                "schema": "tabletop/record",
+                "version": 2,
+                "game": "g",
+                "config": {},
+                "events": [],
+                "extra": 1,
+            },
+            "unknown keys",
+        ),
+        (
+            {
+                "schema": "tabletop/record",
+                "version": 2,
+                "game": "g",
+                "config": {},
+                "events": [{"actions": 3}],
+            },
+            "actions must be an object",
+        ),
+    ],
+)
 def test_malformed_records_are_refused_naming_the_problem(bad: Any, match: str) -> None:
     with pytest.raises(InvalidStateError, match=match):
         GameRecord.from_dict(bad)

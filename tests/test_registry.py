@@ -75,15 +75,17 @@ def test_replay_factory_draws_a_record_of_the_game(name: str) -> None:
 
 
 def test_register_all_registers_every_env_id_without_importing_the_games() -> None:
-    code = ("import sys, pettingzoo, gymnasium\n"
-            "from tabletop import registry\n"
-            "registry.register_all()\n"
-            "ids = [e.env_id for e in registry.GAMES.values()]\n"
-            "assert all(i in pettingzoo.aec_registry and i in pettingzoo.parallel_registry "
-            "and i in gymnasium.registry for i in ids), ids\n"
-            "assert not any(e.package in sys.modules for e in registry.GAMES.values())\n"
-            "env = pettingzoo.make(\"aec\", ids[0])\n"
-            "print(type(env.unwrapped).__module__)\n")
+    code = (
+        "import sys, pettingzoo, gymnasium\n"
+        "from tabletop import registry\n"
+        "registry.register_all()\n"
+        "ids = [e.env_id for e in registry.GAMES.values()]\n"
+        "assert all(i in pettingzoo.aec_registry and i in pettingzoo.parallel_registry "
+        "and i in gymnasium.registry for i in ids), ids\n"
+        "assert not any(e.package in sys.modules for e in registry.GAMES.values())\n"
+        'env = pettingzoo.make("aec", ids[0])\n'
+        "print(type(env.unwrapped).__module__)\n"
+    )
     assert run_python(code).strip() == registry.get(registry.names()[0]).envs_module
 
 
@@ -98,8 +100,7 @@ def test_importing_a_game_package_registers_its_envs(name: str) -> None:
 
 def run_python(code: str) -> str:
     """Run ``code`` in a fresh interpreter; its stdout (a failure shows its stderr)."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -107,67 +108,82 @@ def run_python(code: str) -> str:
 @pytest.mark.parametrize("name", registry.names())
 @pytest.mark.parametrize("order", ["game first", "library first"])
 def test_import_of_the_game_package_registers_with_gymnasium_and_pettingzoo(
-        name: str, order: str) -> None:
+    name: str, order: str
+) -> None:
     e = registry.get(name)
-    imports = (f"import {e.package}\nimport gymnasium, pettingzoo\n" if order == "game first"
-               else f"import gymnasium, pettingzoo\nimport {e.package}\n")
+    imports = (
+        f"import {e.package}\nimport gymnasium, pettingzoo\n"
+        if order == "game first"
+        else f"import gymnasium, pettingzoo\nimport {e.package}\n"
+    )
     out = run_python(
-        imports
-        + f"env = gymnasium.make({e.env_id!r}, num_players=2)\n"
+        imports + f"env = gymnasium.make({e.env_id!r}, num_players=2)\n"
         "obs, info = env.reset(seed=0)\n"
         "print(type(env.unwrapped).__module__)\n"
         f"aec = pettingzoo.make('aec', {e.env_id!r}, num_players=2)\n"
         f"par = pettingzoo.make('parallel', {e.env_id!r}, num_players=2)\n"
-        "print(aec.unwrapped.metadata['name'], par.unwrapped.metadata['name'])\n")
+        "print(aec.unwrapped.metadata['name'], par.unwrapped.metadata['name'])\n"
+    )
     assert out.split() == [e.envs_module, e.env_name, e.env_name]
 
 
 @pytest.mark.parametrize("name", registry.names())
 def test_import_of_the_game_package_alone_loads_no_rl_library(name: str) -> None:
     e = registry.get(name)
-    out = run_python(f"import sys, {e.package}\n"
-                     "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch', "
-                     f"'{e.envs_module}') if m in sys.modules))\n")
+    out = run_python(
+        f"import sys, {e.package}\n"
+        "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch', "
+        f"'{e.envs_module}') if m in sys.modules))\n"
+    )
     assert out.strip() == "[]"
 
 
 @pytest.mark.parametrize("name", registry.names())
 def test_module_qualified_gymnasium_id_needs_no_import(name: str) -> None:
     e = registry.get(name)
-    out = run_python("import gymnasium\n"
-                     f"env = gymnasium.make('{e.package}:{e.env_id}', num_players=2)\n"
-                     "env.reset(seed=0)\n"
-                     "print(env.spec.id)\n")
+    out = run_python(
+        "import gymnasium\n"
+        f"env = gymnasium.make('{e.package}:{e.env_id}', num_players=2)\n"
+        "env.reset(seed=0)\n"
+        "print(env.spec.id)\n"
+    )
     assert out.strip() == e.env_id
 
 
 def test_the_import_hook_hands_the_library_its_own_loader_back() -> None:
-    out = run_python("import sys, lunatix_env\n"
-                     "from tabletop.env_registration import AfterImportFinder, "
-                     "_RegisteringLoader\n"
-                     "assert any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
-                     "import pettingzoo\n"  # imports gymnasium inside its own import
-                     "import gymnasium\n"
-                     "for m in (gymnasium, pettingzoo):\n"
-                     "    assert not isinstance(m.__loader__, _RegisteringLoader), m\n"
-                     "    assert m.__spec__.loader is m.__loader__\n"
-                     "assert not any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
-                     "import ryderz_env\n"  # both libraries there: registered at once
-                     "print('LazerRyderz-v0' in gymnasium.registry,"
-                     " 'LazerRyderz-v0' in pettingzoo.aec_registry)\n")
+    out = run_python(
+        "import sys, lunatix_env\n"
+        "from tabletop.env_registration import AfterImportFinder, "
+        "_RegisteringLoader\n"
+        "assert any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
+        "import pettingzoo\n"  # imports gymnasium inside its own import
+        "import gymnasium\n"
+        "for m in (gymnasium, pettingzoo):\n"
+        "    assert not isinstance(m.__loader__, _RegisteringLoader), m\n"
+        "    assert m.__spec__.loader is m.__loader__\n"
+        "assert not any(isinstance(f, AfterImportFinder) for f in sys.meta_path)\n"
+        "import ryderz_env\n"  # both libraries there: registered at once
+        "print('LazerRyderz-v0' in gymnasium.registry,"
+        " 'LazerRyderz-v0' in pettingzoo.aec_registry)\n"
+    )
     assert out.split() == ["True", "True"]
 
 
 def test_a_failing_registration_only_warns_and_the_library_still_imports() -> None:
-    out = run_python("import warnings\n"
-                     "from tabletop import env_registration as R\n"
-                     "def broken(module, entry):\n"
-                     "    raise RuntimeError('boom')\n"
-                     "R.REGISTRARS['gymnasium'] = broken\n"
-                     "import lunatix_env\n"
-                     "with warnings.catch_warnings(record=True) as caught:\n"
-                     "    warnings.simplefilter('always')\n"
-                     "    import gymnasium\n"
-                     "print(gymnasium.__name__, [str(w.message) for w in caught])\n")
-    assert out.startswith("gymnasium [") and "LunatixLoop-v0 with gymnasium failed" in out \
+    out = run_python(
+        "import warnings\n"
+        "from tabletop import env_registration as R\n"
+        "def broken(module, entry):\n"
+        "    raise RuntimeError('boom')\n"
+        "R.REGISTRARS['gymnasium'] = broken\n"
+        "import lunatix_env\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import gymnasium\n"
+        "print(gymnasium.__name__, [str(w.message) for w in caught])\n"
+    )
+    assert (
+        out.startswith("gymnasium [")
+        and "LunatixLoop-v0 with gymnasium failed" in out
         and "boom" in out
+    )

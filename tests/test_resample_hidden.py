@@ -83,8 +83,9 @@ def _pending_view(s: State, seat: int) -> Any:
 
 # ---------------------------------------------------------------------- both games
 @pytest.mark.parametrize(("name", "n", "states"), CASES, ids=IDS)
-def test_resample_keeps_what_the_seat_sees_and_the_original(name: str, n: int,
-                                                            states: list[Any]) -> None:
+def test_resample_keeps_what_the_seat_sees_and_the_original(
+    name: str, n: int, states: list[Any]
+) -> None:
     assert len(states) > 20
     for k, s in enumerate(states):
         before = s.to_dict()
@@ -114,8 +115,12 @@ def test_resample_is_reproducible_for_a_seed(name: str, n: int, states: list[Any
 
 # ---------------------------------------------------------------------- Lunatix Loop
 def _hidden_part(s: LunatixState, seat: int) -> Any:
-    return ([c.gadgets for c in s.cars if c.seat != seat], sorted(s.gadget_top),
-            [e for e in s.gadget_bottom if e[1] != seat], s.offer)
+    return (
+        [c.gadgets for c in s.cars if c.seat != seat],
+        sorted(s.gadget_top),
+        [e for e in s.gadget_bottom if e[1] != seat],
+        s.offer,
+    )
 
 
 @pytest.mark.parametrize("n", PLAYERS)
@@ -124,13 +129,19 @@ def test_lunatix_resample_redraws_other_hands_and_the_deck(n: int) -> None:
     varied = 0
     for s in states:
         for seat in range(n):
-            own = (s.cars[seat].gadgets, [c.spent for c in s.cars],
-                   [e if e[1] == seat else e[1] for e in s.gadget_bottom])
+            own = (
+                s.cars[seat].gadgets,
+                [c.spent for c in s.cars],
+                [e if e[1] == seat else e[1] for e in s.gadget_bottom],
+            )
             results = []
             for k in range(6):
                 r = s.resample_hidden(seat, np.random.default_rng(k))
-                assert (r.cars[seat].gadgets, [c.spent for c in r.cars],
-                        [e if e[1] == seat else e[1] for e in r.gadget_bottom]) == own
+                assert (
+                    r.cars[seat].gadgets,
+                    [c.spent for c in r.cars],
+                    [e if e[1] == seat else e[1] for e in r.gadget_bottom],
+                ) == own
                 assert [len(c.gadgets) for c in r.cars] == [len(c.gadgets) for c in s.cars]
                 assert len(r.gadget_top) == len(s.gadget_top)
                 assert all(c.gadgets == sorted(c.gadgets) for c in r.cars)
@@ -182,7 +193,8 @@ def test_lunatix_private_decision_keeps_the_gadget_it_needs() -> None:
                     else:
                         assert fuzzy in hand
                     assert len(r.legal_actions(who)) == len(s.legal_actions(who)) or (
-                        d["kind"] == "protect")
+                        d["kind"] == "protect"
+                    )
     assert found > 10
 
 
@@ -205,8 +217,10 @@ def _aims(s: RyderzState) -> list[Any]:
 def _perturb_aims(s: RyderzState, seat: int, rng: np.random.Generator) -> RyderzState:
     """A copy with the other seats' pending aims moved (what ``seat`` cannot see)."""
     t = s.clone()
-    t.tasks = [("launch", x[1], float(rng.uniform(-1, 1)))
-               if x[0] == "launch" and x[1] != seat else x for x in t.tasks]
+    t.tasks = [
+        ("launch", x[1], float(rng.uniform(-1, 1))) if x[0] == "launch" and x[1] != seat else x
+        for x in t.tasks
+    ]
     if t.chance is not None and "x" in t.chance and t.chance["seat"] != seat:
         t.chance = {**t.chance, "x": float(rng.uniform(-1, 1))}
     return t
@@ -231,6 +245,5 @@ def test_ryderz_resample_redraws_other_seats_pending_aims_only(n: int) -> None:
                 assert r.to_dict() == s.to_dict()
             other = _perturb_aims(s, seat, np.random.default_rng(k + 1))
             assert other.observation(seat) == s.observation(seat)
-            assert other.resample_hidden(seat, np.random.default_rng(k)).to_dict() == \
-                r.to_dict()
+            assert other.resample_hidden(seat, np.random.default_rng(k)).to_dict() == r.to_dict()
     assert with_aims > 0

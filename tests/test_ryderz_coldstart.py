@@ -73,8 +73,9 @@ def observation_digest(options: dict[str, Any], seed: int, steps: int) -> str:
             if n % 7 == 0:
                 for a in env.agents:
                     feed(env.observe(a))
-            env.step(None if term or trunc else
-                     adapter.random_env_action(obs[adapter.mask_key], rng))
+            env.step(
+                None if term or trunc else adapter.random_env_action(obs[adapter.mask_key], rng)
+            )
             if n >= steps:
                 break
     return h.hexdigest()[:20]
@@ -99,8 +100,7 @@ def test_a_cast_along_given_directions_equals_one_along_angles() -> None:
         while not s.is_terminal():
             if not s.is_chance_node():
                 for seat in range(g.num_players):
-                    tables = [enc._lazer_tables(s.players[q].lazer)
-                              for q in enc._seat_orders[seat]]
+                    tables = [enc._lazer_tables(s.players[q].lazer) for q in enc._seat_orders[seat]]
                     *head, dirs = enc._cast_args(s, seat, enc.frame(s, seat), tables)
                     assert dirs is None  # (a convex table)
                     by_angles = np.full(enc.num_rays, -2.0)
@@ -149,19 +149,30 @@ print(json.dumps(out))
 
 
 def test_a_cold_first_step_compiles_three_kernels_once_for_any_number_of_players(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """In a process with an empty numba cache, the first step of a two-player env compiles
     the placement of outlines, the cast and the rest of the observation, once each; the first
     steps of three- and four-player envs after it compile nothing more (one signature serves
     every number of players)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
-    res = subprocess.run([sys.executable, "-c", COMPILES, str(ROOT)], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=600, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", COMPILES, str(ROOT)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr
     two, three, four = json.loads(res.stdout.strip().splitlines()[-1])
-    assert two == ["ryderz_env.raycast.cast", "ryderz_env.raycast.finish",
-                   "ryderz_env.rules.kernels.place_outline"]
+    assert two == [
+        "ryderz_env.raycast.cast",
+        "ryderz_env.raycast.finish",
+        "ryderz_env.rules.kernels.place_outline",
+    ]
     assert three == four == []
 
 

@@ -25,8 +25,9 @@ def launched(num_players: int = 2):
 
 def test_ray_against_a_capsule_across_it_stops_at_its_near_side() -> None:
     segs = np.array([[[5.0, -3.0], [5.0, 3.0]]])
-    d = ray_distances((0.0, 0.0), np.array([[1.0, 0.0], [0.0, 1.0]]), segs,
-                      np.array([0.375]), 100.0)
+    d = ray_distances(
+        (0.0, 0.0), np.array([[1.0, 0.0], [0.0, 1.0]]), segs, np.array([0.375]), 100.0
+    )
     assert d[0] == pytest.approx(5.0 - 0.375)
     assert d[1] == 100.0  # parallel to it and off to the side: no hit
 
@@ -56,8 +57,9 @@ def test_ray_along_a_side_line_away_from_a_capsule_behind_does_not_hit_it() -> N
         assert d[0] == 100.0, heading
         # aimed at the centre of its near end instead, the ray meets that end's disc
         to_end = -3.0 * u - 0.375 * n
-        back = ray_distances(tuple(o), (to_end / np.hypot(*to_end))[None], segs,
-                             np.array([0.375]), 100.0)
+        back = ray_distances(
+            tuple(o), (to_end / np.hypot(*to_end))[None], segs, np.array([0.375]), 100.0
+        )
         assert back[0] == pytest.approx(math.hypot(3.0, 0.375) - 0.375), heading
 
 
@@ -98,8 +100,9 @@ def test_a_ray_through_a_corner_of_the_table_meets_it_there() -> None:
     fr = enc.frame(s, 0)
     corner = min(g.table.vertices.tolist(), key=lambda v: math.hypot(v[0] - fr.x, v[1] - fr.y))
     r = enc.rays(s, 0) * enc.ray_range
-    assert r[len(r) // 2] == pytest.approx(math.hypot(corner[0] - fr.x, corner[1] - fr.y)
-                                           + EDGE_INSET, abs=1e-6)
+    assert r[len(r) // 2] == pytest.approx(
+        math.hypot(corner[0] - fr.x, corner[1] - fr.y) + EDGE_INSET, abs=1e-6
+    )
 
 
 def test_a_piece_across_the_path_shortens_the_ray_ahead() -> None:
@@ -127,7 +130,7 @@ def test_prizms_are_given_in_the_observers_frame() -> None:
     enc = VectorEncoder(g)
     v = enc.encode(s, 0)
     start = sum(n for name, n in enc.blocks[: [b[0] for b in enc.blocks].index("prizms")])
-    present, x, y = v[start:start + 3]
+    present, x, y = v[start : start + 3]
     assert present == 1.0
     assert x == pytest.approx(3.0 / (2 * enc.scale))  # straight ahead of a north-facing head
     assert y == pytest.approx(0.0, abs=1e-7)
@@ -137,8 +140,12 @@ def _random_step(s, rng: np.random.Generator) -> None:
     if s.is_chance_node():
         play_chance(s, rng)
     else:
-        s.apply_actions({p: (acts := s.legal_actions(p))[int(rng.integers(len(acts)))]
-                         for p in s.current_players()})
+        s.apply_actions(
+            {
+                p: (acts := s.legal_actions(p))[int(rng.integers(len(acts)))]
+                for p in s.current_players()
+            }
+        )
 
 
 @pytest.mark.parametrize("table", ["standard", "hexagon"])
@@ -193,13 +200,24 @@ def _shapely_rays(enc: VectorEncoder, s, seat: int) -> tuple[np.ndarray, np.ndar
             else:
                 r = enc.half_width
                 shape = g.shapes[(el.kind, el.gear, el.side)]
-                pts = to_world(shape.centreline(1 if shape.side == 0 else arc_segments(
-                    shape.angle, shape.radius, RAY_SAGITTA)), el.pose)
+                pts = to_world(
+                    shape.centreline(
+                        1
+                        if shape.side == 0
+                        else arc_segments(shape.angle, shape.radius, RAY_SAGITTA)
+                    ),
+                    el.pose,
+                )
             shapes.append(shapely.LineString(pts).buffer(r, quad_segs=256))
     targets = [shapely.union_all(shapes)] if shapes else []
     tb = g.table
-    targets.append((shapely.Point(0.0, 0.0).buffer(tb.radius, quad_segs=1024) if tb.is_circle
-                    else tb.polygon).exterior)
+    targets.append(
+        (
+            shapely.Point(0.0, 0.0).buffer(tb.radius, quad_segs=1024)
+            if tb.is_circle
+            else tb.polygon
+        ).exterior
+    )
 
     def cast(a: float) -> float:
         ray = shapely.LineString([(ox, oy), (ox + 200 * math.cos(a), oy + 200 * math.sin(a))])
@@ -218,9 +236,16 @@ def test_rays_agree_with_shapely_on_played_positions(table: str) -> None:
     # the long table's perimeter starts at a vertex in the middle of a side, where seat 0's
     # headless observer sits; squared, seat 2 sits on the new edge
     square = table.endswith("squared")
-    g = Game(num_players=4, table=table.split()[0],
-             odd_table={"toss_start_prizms": False, "start_far_sides": False,
-                        "large_far_sides": False, "square_edge": square})
+    g = Game(
+        num_players=4,
+        table=table.split()[0],
+        odd_table={
+            "toss_start_prizms": False,
+            "start_far_sides": False,
+            "large_far_sides": False,
+            "square_edge": square,
+        },
+    )
     enc = VectorEncoder(g)
     rng = np.random.default_rng(3)
     s = g.new_initial_state(3)
@@ -247,7 +272,9 @@ def test_rays_through_the_corners_of_a_non_convex_table_meet_it_there(tmp_path) 
         "name: ell\nshape: polygon\ndiameter: 0.0\n"
         "polygon: [[-20.0, -20.0], [20.0, -20.0], [20.0, 0.0], [0.0, 0.0], [0.0, 20.0],"
         " [-20.0, 20.0]]\nfirst_seat: 0.0\nreach: 0.25\n"
-        "launch_point: {width: 1.5, depth: 1.0}\n", encoding="utf-8")
+        "launch_point: {width: 1.5, depth: 1.0}\n",
+        encoding="utf-8",
+    )
     g = Game(num_players=2, table=str(path))
     enc = VectorEncoder(g)
     assert enc._edge_table is None  # (non-convex: distances by _edge_distances)

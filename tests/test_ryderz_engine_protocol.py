@@ -26,10 +26,16 @@ from ryderz_env.rules import (
     State,
 )
 
-CASES = [({"num_players": n, "powers": powers, "table": table}, seed)
-         for n, powers, table, seed in [(2, False, "standard", 1), (3, True, "small", 2),
-                                        (4, True, "large", 3), (4, False, "rectangle", 4),
-                                        (3, True, "hexagon", 5)]]
+CASES = [
+    ({"num_players": n, "powers": powers, "table": table}, seed)
+    for n, powers, table, seed in [
+        (2, False, "standard", 1),
+        (3, True, "small", 2),
+        (4, True, "large", 3),
+        (4, False, "rectangle", 4),
+        (3, True, "hexagon", 5),
+    ]
+]
 
 
 def random_state(game: Game, seed: int, decisions: int) -> tuple[State, np.random.Generator]:
@@ -41,8 +47,10 @@ def random_state(game: Game, seed: int, decisions: int) -> tuple[State, np.rando
         if s.is_chance_node():
             s.apply_chance(s.sample_chance(rng))
             continue
-        acts = {p: (lambda L: L[int(rng.integers(len(L)))])(s.legal_actions(p))
-                for p in s.current_players()}
+        acts = {
+            p: (lambda L: L[int(rng.integers(len(L)))])(s.legal_actions(p))
+            for p in s.current_players()
+        }
         s.apply_actions(acts)
         done += 1
     return s, rng
@@ -85,8 +93,12 @@ def test_json_round_trip_mid_game_continues_identically(decisions: int) -> None:
             if st.is_chance_node():
                 st.apply_chance(st.sample_chance(rng))
             else:
-                st.apply_actions({p: st.legal_actions(p)[int(rng.integers(
-                    len(st.legal_actions(p))))] for p in st.current_players()})
+                st.apply_actions(
+                    {
+                        p: st.legal_actions(p)[int(rng.integers(len(st.legal_actions(p))))]
+                        for p in st.current_players()
+                    }
+                )
         assert t.to_dict() == s.to_dict()
 
 
@@ -96,8 +108,7 @@ def test_action_codec_is_a_bijection_with_noop_at_zero() -> None:
     assert g.int_to_action(0) == NOOP
     assert [g.action_to_int(g.int_to_action(i)) for i in range(n)] == list(range(n))
     assert len({g.int_to_action(i) for i in range(n)}) == n
-    assert g.int_to_action(g.action_to_int(Action.launch(3, 0.25)), 0.25) == \
-        Action.launch(3, 0.25)
+    assert g.int_to_action(g.action_to_int(Action.launch(3, 0.25)), 0.25) == Action.launch(3, 0.25)
 
 
 def test_default_game_is_four_players_on_the_standard_table_without_powers() -> None:
@@ -125,16 +136,29 @@ def test_out_of_reach_launch_is_rejected_and_the_state_is_unchanged() -> None:
     g = Game()
     s = g.new_initial_state(0)
     before = s.to_dict()
-    acts = {0: Action.launch(1, 0.0), 1: Action.launch(2, 0.0), 2: Action.launch(3, 0.0),
-            3: Action.launch(4, 2.0)}
+    acts = {
+        0: Action.launch(1, 0.0),
+        1: Action.launch(2, 0.0),
+        2: Action.launch(3, 0.0),
+        3: Action.launch(4, 2.0),
+    }
     with pytest.raises(IllegalActionError, match="outside reach"):
         s.apply_actions(acts)
     assert s.to_dict() == before
 
 
-@pytest.mark.parametrize("bad", [NOOP, Action(ActionKind.BONUS), 999, "straight", None,
-                                 Action(ActionKind.MOVE, 999),
-                                 Action(ActionKind.MOVE, 0, 0.5)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        NOOP,
+        Action(ActionKind.BONUS),
+        999,
+        "straight",
+        None,
+        Action(ActionKind.MOVE, 999),
+        Action(ActionKind.MOVE, 0, 0.5),
+    ],
+)
 def test_bad_move_is_rejected_with_a_typed_error_and_the_state_is_unchanged(bad: Any) -> None:
     g = Game(launch_noise_sigma=0.0)
     s, _ = random_state(g, 2, 1)
@@ -210,18 +234,21 @@ def test_tossed_prizm_off_the_table_is_rejected() -> None:
         s.apply_chance(3)
 
 
-@pytest.mark.parametrize("mutate, match", [
-    (lambda d: d.update(schema="x"), "schema"),
-    (lambda d: d.update(version=99), "version"),
-    (lambda d: d["players"][0].update(gear=9), "gear"),
-    (lambda d: d["players"][0]["supply"][0].__setitem__(0, 5), "not conserved|owned"),
-    (lambda d: d["players"][1].update(extra=1), "unknown keys"),
-    (lambda d: d["prizms"].append([0.0, 0.0, 7]), "prizms"),
-    (lambda d: d.update(status="over"), "status"),
-    (lambda d: d["tasks"].append(["fly"]), "unknown task"),
-    (lambda d: d.update(decision={"kind": "dance", "seat": 0}), "unknown decision"),
-    (lambda d: d["players"][0]["lazer"].append({"kind": "zigzag", "turn": 1}), "kind"),
-])
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (lambda d: d.update(schema="x"), "schema"),
+        (lambda d: d.update(version=99), "version"),
+        (lambda d: d["players"][0].update(gear=9), "gear"),
+        (lambda d: d["players"][0]["supply"][0].__setitem__(0, 5), "not conserved|owned"),
+        (lambda d: d["players"][1].update(extra=1), "unknown keys"),
+        (lambda d: d["prizms"].append([0.0, 0.0, 7]), "prizms"),
+        (lambda d: d.update(status="over"), "status"),
+        (lambda d: d["tasks"].append(["fly"]), "unknown task"),
+        (lambda d: d.update(decision={"kind": "dance", "seat": 0}), "unknown decision"),
+        (lambda d: d["players"][0]["lazer"].append({"kind": "zigzag", "turn": 1}), "kind"),
+    ],
+)
 def test_malformed_state_dict_is_rejected_naming_the_problem(mutate: Any, match: str) -> None:
     g = Game(launch_noise_sigma=0.0)
     s, _ = random_state(g, 4, 10)
@@ -256,16 +283,19 @@ def test_gear_deal_chance_round_trips_through_json() -> None:
     assert g.state_from_dict(json.loads(json.dumps(d))).to_dict() == d
 
 
-@pytest.mark.parametrize("mutate, match", [
-    (lambda d: d["chance"].pop("seat"), "keys"),
-    (lambda d: d["chance"].update(curve=9), "curve"),
-    (lambda d: d["chance"].update(side=0), "side"),
-    (lambda d: d["turn"].update(scored="oops"), "scored"),
-    (lambda d: d["turn"].update(roll=7), "roll"),
-    (lambda d: d["tasks"].append(["turn_end"]), "argument"),
-    (lambda d: d["tasks"].append(["launch", 0, 3.0]), r"\[-1, 1\]"),
-    (lambda d: d.update(order=[0, 0, 1, 2]), "each seat once"),
-])
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (lambda d: d["chance"].pop("seat"), "keys"),
+        (lambda d: d["chance"].update(curve=9), "curve"),
+        (lambda d: d["chance"].update(side=0), "side"),
+        (lambda d: d["turn"].update(scored="oops"), "scored"),
+        (lambda d: d["turn"].update(roll=7), "roll"),
+        (lambda d: d["tasks"].append(["turn_end"]), "argument"),
+        (lambda d: d["tasks"].append(["launch", 0, 3.0]), r"\[-1, 1\]"),
+        (lambda d: d.update(order=[0, 0, 1, 2]), "each seat once"),
+    ],
+)
 def test_malformed_pending_work_is_rejected(mutate: Any, match: str) -> None:
     g = Game(launch_noise_sigma=0.0)
     s, _ = random_state(g, 2, 1)
@@ -292,9 +322,12 @@ def reference_locks(s: State) -> list[bool]:
     r = s.game.rules
     out = []
     for q in s.prizms:
-        colours = {e.owner for e in s.elements()
-                   if shapely.distance(shapely.Point(q.x, q.y), e.poly)
-                   < r.prizm_radius + r.touch_tolerance}
+        colours = {
+            e.owner
+            for e in s.elements()
+            if shapely.distance(shapely.Point(q.x, q.y), e.poly)
+            < r.prizm_radius + r.touch_tolerance
+        }
         out.append(len(colours) >= 2 or q.owner in colours)
     return out
 
@@ -311,6 +344,10 @@ def test_locks_agree_with_a_brute_force_reference_for_every_prizm() -> None:
             continue
         assert s.locks() == [s.locked(j) for j in range(len(s.prizms))] == reference_locks(s)
         seen += sum(s.locks())
-        s.apply_actions({p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
-                         for p in s.current_players()})
+        s.apply_actions(
+            {
+                p: s.legal_actions(p)[int(rng.integers(len(s.legal_actions(p))))]
+                for p in s.current_players()
+            }
+        )
     assert seen > 0  # some Prizms were locked along the way

@@ -141,32 +141,47 @@ def crash_position(g: Game) -> State:
     """Seat 0 about to go north from (-4.5, -1) with a 3rd-gear straight that hits seat 1's
     Lazer along y = 2 (seat 1 keeps its front pieces; seat 0 loses everything)."""
     victim = [launch_point(g, 1, g.table.seat_position(1, 2))] + chain(
-        g, 1, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)])
+        g, 1, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)]
+    )
     pre = straight_at(g, 0, Pose(-4.5, -1.0, UP), 1, PREV)
-    return position(g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)],
-                    gears={0: 3})
+    return position(
+        g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)], gears={0: 3}
+    )
 
 
 def one_short_of_a_win(g: Game) -> State:
     """Seat 0 owns two Prizms; its stay-in-gear straight scores the third."""
-    return eastward(g, 3, prizms=[Prizm(10.0, 10.0, 0), Prizm(-1.75, 0.3),
-                                  Prizm(-10.0, 10.0, 0), Prizm(0.0, -12.0, 1)])
+    return eastward(
+        g,
+        3,
+        prizms=[
+            Prizm(10.0, 10.0, 0),
+            Prizm(-1.75, 0.3),
+            Prizm(-10.0, 10.0, 0),
+            Prizm(0.0, -12.0, 1),
+        ],
+    )
 
 
 def snapshot(env: Any) -> dict[str, Any]:
     """Everything an illegal action with on_illegal='raise' must leave alone."""
     u = env.unwrapped
     s = u.session
-    return {"state": s.state.to_dict(), "buffer": dict(s.buffer),
-            "events": json.dumps(s.record.to_dict()),
-            "rng": json.dumps(s.rng.bit_generator.state, sort_keys=True),
-            "selection": u.agent_selection, "rewards": dict(u.rewards),
-            "cumulative": dict(u._cumulative_rewards)}
+    return {
+        "state": s.state.to_dict(),
+        "buffer": dict(s.buffer),
+        "events": json.dumps(s.record.to_dict()),
+        "rng": json.dumps(s.rng.bit_generator.state, sort_keys=True),
+        "selection": u.agent_selection,
+        "rewards": dict(u.rewards),
+        "cumulative": dict(u._cumulative_rewards),
+    }
 
 
 # ====================================================================== hybrid mode
 def test_hybrid_launch_at_engines_keeps_the_float32_x_in_the_record_and_the_replay(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     assert F32_03 != 0.3 and F32_03 == 0.30000001192092896
     env = aec(config=NOISELESS)
     env.reset(seed=3)
@@ -185,8 +200,9 @@ def test_hybrid_launch_at_engines_keeps_the_float32_x_in_the_record_and_the_repl
     # the record survives JSON and replays to the same state, x and all
     rng = np.random.default_rng(0)
     for _ in range(20):
-        env.step(env.adapter.random_env_action(env.observe(env.agent_selection)
-                                               ["action_mask"], rng))
+        env.step(
+            env.adapter.random_env_action(env.observe(env.agent_selection)["action_mask"], rng)
+        )
     path = tmp_path / "r.json"
     env.record.save(path)
     loaded = GameRecord.load(path)
@@ -229,8 +245,9 @@ HYBRID_BAD = [
 ]
 
 
-@pytest.mark.parametrize(("action", "message"), HYBRID_BAD,
-                         ids=[str(i) for i in range(len(HYBRID_BAD))])
+@pytest.mark.parametrize(
+    ("action", "message"), HYBRID_BAD, ids=[str(i) for i in range(len(HYBRID_BAD))]
+)
 def test_hybrid_illegal_actions_raise_and_change_nothing(action: Any, message: str) -> None:
     env = aec()
     env.reset(seed=1)
@@ -301,8 +318,7 @@ BOX_BAD = [
 ]
 
 
-@pytest.mark.parametrize(("make", "message"), BOX_BAD,
-                         ids=[str(i) for i in range(len(BOX_BAD))])
+@pytest.mark.parametrize(("make", "message"), BOX_BAD, ids=[str(i) for i in range(len(BOX_BAD))])
 def test_box_bad_vectors_raise_and_change_nothing(make: Any, message: str) -> None:
     env = aec(action_mode="box")
     env.reset(seed=1)
@@ -359,13 +375,13 @@ def test_discrete_aim_index_launches_facing_the_prizm(n: int) -> None:
     env.session._changed()
     mask = env.observe("player_0")["action_mask"]
     for gear in range(1, env.game.top_gear + 1):
-        assert mask[grid_index(layout, gear, 0):grid_index(layout, gear, layout.k)].all()
-        aims = mask[aim_index(layout, gear, 0):aim_index(layout, gear, layout.slots)]
+        assert mask[grid_index(layout, gear, 0) : grid_index(layout, gear, layout.k)].all()
+        aims = mask[aim_index(layout, gear, 0) : aim_index(layout, gear, layout.slots)]
         expected = [1, 0] + [1] * (n - 2) + [0] * (layout.slots - n)
         if n == 4:  # the start Prizms 2 (top) and 3 (right of centre)
             expected[3] = 0  # (4.5, 0) sits to seat 0's side: no Launch Point faces it
         assert aims.tolist() == expected, gear
-    assert mask[:layout.launch_base].sum() == 0
+    assert mask[: layout.launch_base].sum() == 0
     x = layout.aim.aim(0, 3.0, -6.0)  # to seat 0's right: x < 0 (+1 is the left end)
     assert x is not None and -0.9 < x < -0.3
     env.step(aim_index(layout, 3, 0))
@@ -382,8 +398,7 @@ def test_discrete_aim_index_launches_facing_the_prizm(n: int) -> None:
     forward = math.cos(head.h) * dx + math.sin(head.h) * dy
     assert abs(lateral) < 1e-9 and forward > 5.0
     frame = env.game.table.launch_frame(reach_t(env.game, 0, x))
-    assert abs(-math.sin(frame.h) * (3.0 - frame.x) + math.cos(frame.h) * (-6.0 - frame.y)) \
-        < 1e-9
+    assert abs(-math.sin(frame.h) * (3.0 - frame.x) + math.cos(frame.h) * (-6.0 - frame.y)) < 1e-9
 
 
 def test_discrete_aim_at_an_empty_slot_or_an_unfaced_prizm_is_illegal() -> None:
@@ -395,8 +410,14 @@ def test_discrete_aim_at_an_empty_slot_or_an_unfaced_prizm_is_illegal() -> None:
     s._reset_caches()
     env.session._changed()
     before = snapshot(env)
-    for index in (aim_index(layout, 2, 1), aim_index(layout, 2, 2), aim_index(layout, 5, 5),
-                  0, layout.size, True):
+    for index in (
+        aim_index(layout, 2, 1),
+        aim_index(layout, 2, 2),
+        aim_index(layout, 5, 5),
+        0,
+        layout.size,
+        True,
+    ):
         with pytest.raises(IllegalActionError, match="not legal"):
             env.step(index)
         assert snapshot(env) == before
@@ -482,15 +503,17 @@ def test_mask_key_in_aec_parallel_and_single_agent_info(mode: str) -> None:
     p = par(action_mode=mode)
     obs, _ = p.reset(seed=0)
     assert all(set(o) == {"observation", key} for o in obs.values())
-    obs, *_ = p.step({a: p.adapter.random_env_action(obs[a][key], np.random.default_rng(0))
-                      for a in p.agents})
+    obs, *_ = p.step(
+        {a: p.adapter.random_env_action(obs[a][key], np.random.default_rng(0)) for a in p.agents}
+    )
     assert all(set(o) == {"observation", key} for o in obs.values())
     s = single(action_mode=mode)
     _, info = s.reset(seed=0)
     assert set(info) == {key, "seat"}
     assert np.array_equal(info[key].astype(bool), s.action_masks())
-    _, _, _, _, info = s.step(s.adapter.random_env_action(s.action_masks(),
-                                                          np.random.default_rng(1)))
+    _, _, _, _, info = s.step(
+        s.adapter.random_env_action(s.action_masks(), np.random.default_rng(1))
+    )
     assert set(info) == {key, "seat"}
 
 
@@ -523,8 +546,12 @@ def test_observation_spaces_contain_every_observation(mode: str, obs_mode: str) 
 # ====================================================================== on_illegal
 @pytest.mark.parametrize("mode", MODES)
 def test_on_illegal_penalty_ends_the_game_for_everyone(mode: str) -> None:
-    env = aec(action_mode=mode, num_players=3, config=EnvConfig(illegal_penalty=-2.5),
-              on_illegal="penalty")
+    env = aec(
+        action_mode=mode,
+        num_players=3,
+        config=EnvConfig(illegal_penalty=-2.5),
+        on_illegal="penalty",
+    )
     env.reset(seed=0)
     mask = env.observe("player_0")[env.adapter.mask_key]
     env.step(env.adapter.random_env_action(mask, np.random.default_rng(0)))
@@ -542,8 +569,9 @@ def test_on_illegal_penalty_ends_the_game_for_everyone(mode: str) -> None:
     assert env.agents == []
     p = par(action_mode=mode, on_illegal="penalty")
     obs, _ = p.reset(seed=0)
-    good = p.adapter.random_env_action(obs["player_1"][p.adapter.mask_key],
-                                       np.random.default_rng(0))
+    good = p.adapter.random_env_action(
+        obs["player_1"][p.adapter.mask_key], np.random.default_rng(0)
+    )
     _, rewards, terms, truncs, _ = p.step({"player_0": bad, "player_1": good})
     assert rewards == {"player_0": -1.0, "player_1": 0.0}
     assert terms == {"player_0": True, "player_1": True}
@@ -554,8 +582,7 @@ def test_on_illegal_penalty_ends_the_game_for_everyone(mode: str) -> None:
 def test_on_illegal_random_legal_plays_a_legal_action(mode: str) -> None:
     env = aec(action_mode=mode, config=NOISELESS, on_illegal="random_legal")
     env.reset(seed=0)
-    bad = {"hybrid": {"discrete": 6, "x": [0.0]}, "box": np.full(42, np.nan),
-           "discrete": 0}[mode]
+    bad = {"hybrid": {"discrete": 6, "x": [0.0]}, "box": np.full(42, np.nan), "discrete": 0}[mode]
     env.step(bad)
     env.step(bad)
     launches = env.record.events[0]["actions"]
@@ -568,8 +595,8 @@ def test_on_illegal_random_legal_plays_a_legal_action(mode: str) -> None:
         assert not set(xs) & set(env.game.launch_spread)
     if mode == "discrete":
         assert set(xs) <= set(env.adapter.layout.aim.positions) | {
-            env.adapter.layout.aim.aim(0, q.x, q.y) for q in env.session.state.prizms} | {
-            env.adapter.layout.aim.aim(1, q.x, q.y) for q in env.session.state.prizms}
+            env.adapter.layout.aim.aim(0, q.x, q.y) for q in env.session.state.prizms
+        } | {env.adapter.layout.aim.aim(1, q.x, q.y) for q in env.session.state.prizms}
     if env.session.state.decision_kind() is DecisionKind.MOVE:  # (no all-stall redo)
         seat = env.session.deciders()[0]
         env.step(bad)
@@ -615,9 +642,13 @@ def test_parallel_one_step_resolves_start_your_engines() -> None:
     p = par(num_players=3, config=NOISELESS)
     obs, _ = p.reset(seed=0)
     assert set(p.session.deciders()) == {0, 1, 2}
-    obs, rewards, *_ = p.step({"player_0": {"discrete": 2, "x": [0.5]},
-                               "player_1": {"discrete": 5, "x": [-0.5]},
-                               "player_2": {"discrete": 4, "x": [0.0]}})
+    obs, rewards, *_ = p.step(
+        {
+            "player_0": {"discrete": 2, "x": [0.5]},
+            "player_1": {"discrete": 5, "x": [-0.5]},
+            "player_2": {"discrete": 4, "x": [0.0]},
+        }
+    )
     s = p.session.state
     assert p.record.events[0] == {"actions": {"0": [2, 0.5], "1": [5, -0.5], "2": [4, 0.0]}}
     assert all(pl.lazer and pl.lazer[0].is_launch for pl in s.players)
@@ -635,9 +666,10 @@ def into_placement(state: State, rng: np.random.Generator) -> State:
     t = state.clone()
     if t.decision_kind() is not DecisionKind.ENGINES:
         return t
-    gears = rng.permutation(np.arange(1, t.game.top_gear + 1))[:len(t.players)]
-    t.apply_actions({s: Action.launch(int(gears[s]), float(rng.uniform(-1, 1)))
-                     for s in t.current_players()})
+    gears = rng.permutation(np.arange(1, t.game.top_gear + 1))[: len(t.players)]
+    t.apply_actions(
+        {s: Action.launch(int(gears[s]), float(rng.uniform(-1, 1))) for s in t.current_players()}
+    )
     for _ in range(int(rng.integers(len(t.players) - 1))):
         assert t.chance_kind() is ChanceKind.LAUNCH_NOISE
         t.apply_chance(t.sample_chance(rng))
@@ -651,9 +683,13 @@ def move_hidden_launch(state: State, viewer: int, rng: np.random.Generator) -> S
     if t.chance_kind() is not ChanceKind.LAUNCH_NOISE:
         return t
     pending = [("chance", t.chance["seat"])] + [
-        ("task", i) for i, task in enumerate(t.tasks) if task[0] == "launch"]
-    others = [(where, i) for where, i in pending
-              if (t.chance["seat"] if where == "chance" else t.tasks[i][1]) != viewer]
+        ("task", i) for i, task in enumerate(t.tasks) if task[0] == "launch"
+    ]
+    others = [
+        (where, i)
+        for where, i in pending
+        if (t.chance["seat"] if where == "chance" else t.tasks[i][1]) != viewer
+    ]
     if not others:
         return t
     where, i = others[int(rng.integers(len(others)))]
@@ -667,10 +703,14 @@ def move_hidden_launch(state: State, viewer: int, rng: np.random.Generator) -> S
 
 @pytest.mark.parametrize(("obs_mode", "mode"), [("vector", "hybrid"), ("image", "discrete")])
 def test_no_hidden_information_leak_during_blind_placement(obs_mode: str, mode: str) -> None:
-    changed = kit.check_no_leak(partial(aec, num_players=4, obs_mode=obs_mode,
-                                        action_mode=mode),
-                                move_hidden_launch, seed=0, every=1, max_steps=8,
-                                prepare=into_placement)
+    changed = kit.check_no_leak(
+        partial(aec, num_players=4, obs_mode=obs_mode, action_mode=mode),
+        move_hidden_launch,
+        seed=0,
+        every=1,
+        max_steps=8,
+        prepare=into_placement,
+    )
     assert changed >= 8
 
 
@@ -691,8 +731,7 @@ def test_the_leak_check_sees_a_changed_launch_point() -> None:
         return t
 
     with pytest.raises(AssertionError, match="leaks into player_"):
-        kit.check_no_leak(partial(aec, num_players=4), leaky, every=1, max_steps=3,
-                          prepare=placed)
+        kit.check_no_leak(partial(aec, num_players=4), leaky, every=1, max_steps=3, prepare=placed)
 
 
 # ====================================================================== rewards
@@ -703,7 +742,8 @@ def _straight(env: Any) -> Any:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("n", [2, 3])
 def test_a_win_gives_one_to_the_winner_and_minus_one_over_n_minus_1_to_the_others(
-        n: int, mode: str) -> None:
+    n: int, mode: str
+) -> None:
     env = aec(num_players=n, action_mode=mode, config=NOISELESS)
     env.reset(seed=0)
     inject(env, one_short_of_a_win(env.game))
@@ -740,8 +780,11 @@ def test_truncation_at_max_rounds_gives_zeros() -> None:
             flags[agent] = (term, trunc, reward)
             env.step(None)
         else:
-            env.step(env.unwrapped.adapter.random_env_action(obs["action_mask"],
-                                                             np.random.default_rng(0)))
+            env.step(
+                env.unwrapped.adapter.random_env_action(
+                    obs["action_mask"], np.random.default_rng(0)
+                )
+            )
     assert flags == {a: (False, True, 0.0) for a in env.possible_agents}
     assert set(rewards) == {0.0}
     assert env.unwrapped.session.state.round == 2
@@ -750,7 +793,8 @@ def test_truncation_at_max_rounds_gives_zeros() -> None:
     rng = np.random.default_rng(0)
     while p.agents:
         obs, rw, terms, truncs, _ = p.step(
-            {a: p.adapter.random_env_action(obs[a]["action_mask"], rng) for a in p.agents})
+            {a: p.adapter.random_env_action(obs[a]["action_mask"], rng) for a in p.agents}
+        )
         assert set(rw.values()) == {0.0}
     assert truncs == {a: True for a in p.possible_agents}
     assert terms == {a: False for a in p.possible_agents}
@@ -758,8 +802,7 @@ def test_truncation_at_max_rounds_gives_zeros() -> None:
     s.reset(seed=0)
     done = False
     while not done:
-        _, reward, term, trunc, info = s.step(s.adapter.random_env_action(s.action_masks(),
-                                                                          rng))
+        _, reward, term, trunc, info = s.step(s.adapter.random_env_action(s.action_masks(), rng))
         assert reward == 0.0
         done = term or trunc
     assert (term, trunc, info["won"]) == (False, True, 0.0)
@@ -768,15 +811,18 @@ def test_truncation_at_max_rounds_gives_zeros() -> None:
 SHAPING = {"prizms": 0.5, "crash": 0.25}
 
 
-@pytest.mark.parametrize(("build", "shaping", "expected"), [
-    (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3)]), SHAPING, (0.5, 0.0)),
-    (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3, 1)]), SHAPING, (0.5, -0.5)),
-    (crash_position, SHAPING, (-0.25, 0.0)),
-    (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3)]), None, (0.0, 0.0)),
-    (crash_position, None, (0.0, 0.0)),
-], ids=["score", "steal", "crash", "score-unshaped", "crash-unshaped"])
-def test_shaping_pays_prizms_and_charges_crashes(build: Any, shaping: Any,
-                                                 expected: tuple) -> None:
+@pytest.mark.parametrize(
+    ("build", "shaping", "expected"),
+    [
+        (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3)]), SHAPING, (0.5, 0.0)),
+        (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3, 1)]), SHAPING, (0.5, -0.5)),
+        (crash_position, SHAPING, (-0.25, 0.0)),
+        (lambda g: eastward(g, 3, prizms=[Prizm(-1.75, 0.3)]), None, (0.0, 0.0)),
+        (crash_position, None, (0.0, 0.0)),
+    ],
+    ids=["score", "steal", "crash", "score-unshaped", "crash-unshaped"],
+)
+def test_shaping_pays_prizms_and_charges_crashes(build: Any, shaping: Any, expected: tuple) -> None:
     kw = {} if shaping is None else {"shaping": shaping}
     env = aec(config=NOISELESS, **kw)
     env.reset(seed=0)
@@ -820,8 +866,9 @@ def test_auto_play_plays_single_choices_but_never_a_launch(mode: str) -> None:
             env.step(env.adapter.random_env_action(obs[key], np.random.default_rng(0)))
         events = env.record.events
         decisions = sum(len(e["actions"]) for e in events if "actions" in e)
-        launches = sum(isinstance(a, list) for e in events if "actions" in e
-                       for a in e["actions"].values())
+        launches = sum(
+            isinstance(a, list) for e in events if "actions" in e for a in e["actions"].values()
+        )
         if auto_play:  # every launch asked, every other (single) choice auto-played
             assert set(kinds) <= {DecisionKind.ENGINES, DecisionKind.RESPAWN}
             assert len(kinds) == launches and decisions > launches + 10
@@ -896,7 +943,8 @@ def test_single_agent_learner_seat_random() -> None:
     assert seats == {0, 1, 2}
     again = single(num_players=3, learner_seat="random")
     assert [again.reset(seed=s)[1]["seat"] for s in range(8)] == [
-        env.reset(seed=s)[1]["seat"] for s in range(8)]
+        env.reset(seed=s)[1]["seat"] for s in range(8)
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -919,8 +967,9 @@ def test_registries_make_working_envs(mode: str) -> None:
     o, info = g.reset(seed=0)
     assert g.observation_space.contains(o) and info[key].any()
     assert g.action_space == g.unwrapped.adapter.action_space()
-    o, r, term, trunc, info = g.step(g.action_space.sample(
-        info[key]) if mode != "box" else g.action_space.sample())
+    o, r, term, trunc, info = g.step(
+        g.action_space.sample(info[key]) if mode != "box" else g.action_space.sample()
+    )
     assert g.observation_space.contains(o) and not (term or trunc)
 
 
@@ -944,8 +993,10 @@ def test_options_change_the_game_and_the_spaces() -> None:
     assert three.possible_agents == ["player_0", "player_1", "player_2"]
     assert three.action_space("player_0")["discrete"].n == 43
     assert len(three.session.state.prizms) == 3
-    assert three.observation_space("player_0")["observation"].shape[0] > \
-        base.observation_space("player_0")["observation"].shape[0]
+    assert (
+        three.observation_space("player_0")["observation"].shape[0]
+        > base.observation_space("player_0")["observation"].shape[0]
+    )
     k48 = aec(action_mode="discrete", launch_positions=48)
     assert k48.adapter.layout.k == 48 and k48.action_space("player_0").n == 36 + 5 * (48 + 6)
     assert aec(action_mode="discrete").action_space("player_0").n == 246
@@ -960,23 +1011,33 @@ def test_options_change_the_game_and_the_spaces() -> None:
     assert powered.game.rules.powers and not plain.game.rules.powers
     plain.reset(seed=0)
     powered.reset(seed=0)
-    assert not np.array_equal(plain.observe("player_0")["observation"],
-                              powered.observe("player_0")["observation"])
+    assert not np.array_equal(
+        plain.observe("player_0")["observation"], powered.observe("player_0")["observation"]
+    )
     kinds = set()
     for _ in kit._aec_play(powered, np.random.default_rng(0), 200):
         kinds.add(powered.session.state.decision_kind())
     assert {DecisionKind.POWER, DecisionKind.SHARK} & kinds
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"action_mode": "continuous"}, r"action_mode 'continuous' is not one of "
-                                    r"\['hybrid', 'box', 'discrete'\]"),
-    ({"obs_mode": "pixels"}, r"obs_mode 'pixels' is not one of \['vector', 'image'\]"),
-    ({"launch_positions": 1}, r"launch_positions must be at least 2"),
-    ({"image_size": 4}, r"image_size must be at least 8"),
-])
-@pytest.mark.parametrize("make", [envs.raw_env, envs.env, envs.parallel_env,
-                                  envs.single_agent_env], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        (
+            {"action_mode": "continuous"},
+            r"action_mode 'continuous' is not one of "
+            r"\['hybrid', 'box', 'discrete'\]",
+        ),
+        ({"obs_mode": "pixels"}, r"obs_mode 'pixels' is not one of \['vector', 'image'\]"),
+        ({"launch_positions": 1}, r"launch_positions must be at least 2"),
+        ({"image_size": 4}, r"image_size must be at least 8"),
+    ],
+)
+@pytest.mark.parametrize(
+    "make",
+    [envs.raw_env, envs.env, envs.parallel_env, envs.single_agent_env],
+    ids=lambda f: f.__name__,
+)
 def test_bad_options_raise_config_error(make: Any, kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         make(num_players=2, **kw)
@@ -984,9 +1045,12 @@ def test_bad_options_raise_config_error(make: Any, kw: dict, message: str) -> No
 
 def test_env_config_from_yaml(tmp_path: Path) -> None:
     cfg = tmp_path / "env.yaml"
-    cfg.write_text(f"rules: {ROOT / 'configs/ryderz/rules.yaml'}\naction_mode: box\n"
-                   "on_illegal: penalty\nillegal_penalty: -4.0\n"
-                   "shaping: {prizms: 0.5, crash: 0.0}\n", encoding="utf-8")
+    cfg.write_text(
+        f"rules: {ROOT / 'configs/ryderz/rules.yaml'}\naction_mode: box\n"
+        "on_illegal: penalty\nillegal_penalty: -4.0\n"
+        "shaping: {prizms: 0.5, crash: 0.0}\n",
+        encoding="utf-8",
+    )
     env = envs.raw_env(config=str(cfg), num_players=2)
     assert env.adapter.mask_key == "legal_mask" and env.session.on_illegal.value == "penalty"
     assert env.session.illegal_penalty == -4.0 and env.adapter.shaping_enabled()
@@ -1004,12 +1068,22 @@ def test_replay_cli_on_a_ryderz_record(tmp_path: Path) -> None:
     for _ in kit._aec_play(env, np.random.default_rng(9), 10**5):
         pass
     u = env.unwrapped
-    assert any(isinstance(a, list) for e in u.record.events if "actions" in e
-               for a in e["actions"].values())
+    assert any(
+        isinstance(a, list)
+        for e in u.record.events
+        if "actions" in e
+        for a in e["actions"].values()
+    )
     path = tmp_path / "game.json"
     u.record.save(path)
-    out = subprocess.run([sys.executable, "-m", "tabletop.replay", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "tabletop.replay", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.splitlines()
     assert lines[0] == f"lazer_ryderz_v0: seed 9, {len(u.record.events)} events"
@@ -1020,9 +1094,29 @@ def test_replay_cli_on_a_ryderz_record(tmp_path: Path) -> None:
     assert lines[-1].startswith("outcome:") and "truncated" in lines[-1].lower()
 
 
-@pytest.mark.parametrize("value", [[1], [3, "a"], [6, 0.1], True, [True, 0.1], [1, True],
-                                   "1", 1.0, [1, 0.1, 2], {"a": 1}, None, 41, -1, [41, 0.0],
-                                   [1, float("nan")], [1, float("inf")], [1, 5.0], [1, -1.5]])
+@pytest.mark.parametrize(
+    "value",
+    [
+        [1],
+        [3, "a"],
+        [6, 0.1],
+        True,
+        [True, 0.1],
+        [1, True],
+        "1",
+        1.0,
+        [1, 0.1, 2],
+        {"a": 1},
+        None,
+        41,
+        -1,
+        [41, 0.0],
+        [1, float("nan")],
+        [1, float("inf")],
+        [1, 5.0],
+        [1, -1.5],
+    ],
+)
 def test_action_from_json_rejects_malformed_values(value: Any) -> None:
     with pytest.raises(IllegalActionError):
         Game(num_players=2).action_from_json(value)
@@ -1034,8 +1128,12 @@ def test_action_from_json_reads_what_action_to_json_writes() -> None:
     with pytest.raises(IllegalActionError, match="only a launch has a position"):
         small.action_from_json([5, 0.1])  # 5 is decline when the top gear is 4
     assert g.action_from_json([5, 0.1]) == Action.launch(5, 0.1)
-    for a in (Action.launch(3, F32_03), Action.launch(1, -1.0), Action.move(1, Move.HARD_LEFT),
-              Action(ActionKind.DECLINE)):
+    for a in (
+        Action.launch(3, F32_03),
+        Action.launch(1, -1.0),
+        Action.move(1, Move.HARD_LEFT),
+        Action(ActionKind.DECLINE),
+    ):
         value = json.loads(json.dumps(g.action_to_json(a)))
         assert g.action_from_json(value) == a
 
@@ -1057,8 +1155,9 @@ def test_state_matches_state_space(obs_mode: str) -> None:
         vectors.append(v.tobytes())
     while p.agents:
         assert p.state_space.contains(p.state())
-        obs, *_ = p.step({a: p.adapter.random_env_action(obs[a]["action_mask"], rng)
-                          for a in p.agents})
+        obs, *_ = p.step(
+            {a: p.adapter.random_env_action(obs[a]["action_mask"], rng) for a in p.agents}
+        )
     assert len(set(vectors)) > 20
     # the global state is the same whoever is watching; seat 0's view in vector mode
     assert np.array_equal(env.state(), env.adapter.vector.encode(env.session.state, 0))

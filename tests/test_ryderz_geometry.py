@@ -111,9 +111,11 @@ def has_vertex(coords: np.ndarray, pt: np.ndarray, tol: float = 1e-9) -> bool:
 # ---------------------------------------------------------------------------- scoring
 def test_polygon_is_shapelys_polygon_of_the_same_ring():
     rng = np.random.default_rng(3)
-    for coords in (np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.5]]),
-                   rng.normal(size=(80, 2)),  # (self-crossing rings too: the same geometry)
-                   game().shapes[(HARD, 2, 1)].outline + 5.0):
+    for coords in (
+        np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.5]]),
+        rng.normal(size=(80, 2)),  # (self-crossing rings too: the same geometry)
+        game().shapes[(HARD, 2, 1)].outline + 5.0,
+    ):
         made = polygon(coords)
         assert made.geom_type == "Polygon"
         assert made.wkb == shapely.polygons(coords).wkb
@@ -323,8 +325,7 @@ def test_nudge_point_stays_when_free_and_is_none_when_nowhere_is_free():
     far = (0.0, 5.0)
     assert nudge_point(far, [strip], [], table, RADIUS, CLEAR, 1e-6) == far
     # a 3-inch table: discs fit only within 0.75 of the centre; a piece there blocks it all
-    tiny = Table(TableConfig("tiny", "circle", 3.0, (), 0.0, 0.25, table.cfg.launch_point),
-                 5e-4)
+    tiny = Table(TableConfig("tiny", "circle", 3.0, (), 0.0, 0.25, table.cfg.launch_point), 5e-4)
     assert nudge_point((0.0, 0.0), [strip], [], tiny, RADIUS, CLEAR, 1e-6) is None
 
 
@@ -357,33 +358,62 @@ def test_first_piece_on_a_launch_point_touches_it_only_at_the_joint():
             assert float(np.max(d)) <= jt, b
 
 
-@pytest.mark.parametrize("spec", [st(1), st(2), st(3), st(4), st(5),
-                                  (SOFT, 1, L), (SOFT, 2, R), (SOFT, 3, L), (SOFT, 4, R),
-                                  (HARD, 1, R), (HARD, 2, L), (HARD, 3, R)])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        st(1),
+        st(2),
+        st(3),
+        st(4),
+        st(5),
+        (SOFT, 1, L),
+        (SOFT, 2, R),
+        (SOFT, 3, L),
+        (SOFT, 4, R),
+        (HARD, 1, R),
+        (HARD, 2, L),
+        (HARD, 3, R),
+    ],
+)
 def test_first_piece_placed_on_a_launch_point_does_not_crash(spec):
     kind, gear, side = spec
     g = game()
     s = position(g, 0, gears={0: gear})  # seat 0 on its Launch Point at the bottom
-    mv = Move.STRAIGHT if kind is S else {
-        (SOFT, L): Move.SOFT_LEFT, (SOFT, R): Move.SOFT_RIGHT,
-        (HARD, L): Move.HARD_LEFT, (HARD, R): Move.HARD_RIGHT}[(kind, side)]
+    mv = (
+        Move.STRAIGHT
+        if kind is S
+        else {
+            (SOFT, L): Move.SOFT_LEFT,
+            (SOFT, R): Move.SOFT_RIGHT,
+            (HARD, L): Move.HARD_LEFT,
+            (HARD, R): Move.HARD_RIGHT,
+        }[(kind, side)]
+    )
     move(s, 0, mv, roll=None if kind is S else 5)
     lz = s.players[0].lazer
     assert specs_of(lz) == [(PieceKind.LAUNCH, 0, 0), spec]
     assert close_pose(lz[1].pose, lz[0].exit)
 
 
-@pytest.mark.parametrize("second", [st(1), st(3), (SOFT, 2, L), (SOFT, 4, R), (HARD, 1, L),
-                                    (HARD, 3, R)])
+@pytest.mark.parametrize(
+    "second", [st(1), st(3), (SOFT, 2, L), (SOFT, 4, R), (HARD, 1, L), (HARD, 3, R)]
+)
 @pytest.mark.parametrize("first", [st(2), (SOFT, 1, R), (HARD, 1, L), (HARD, 2, R)])
 def test_piece_nested_on_previous_piece_does_not_crash(first, second):
     g = game()
     old = piece(g, 0, first, Pose(-2.0, -1.0, 0.3), PREV)
     kind, gear, side = second
     s = position(g, 0, lazers={0: [old]}, prizms=[], gears={0: gear})
-    mv = Move.STRAIGHT if kind is S else {
-        (SOFT, L): Move.SOFT_LEFT, (SOFT, R): Move.SOFT_RIGHT,
-        (HARD, L): Move.HARD_LEFT, (HARD, R): Move.HARD_RIGHT}[(kind, side)]
+    mv = (
+        Move.STRAIGHT
+        if kind is S
+        else {
+            (SOFT, L): Move.SOFT_LEFT,
+            (SOFT, R): Move.SOFT_RIGHT,
+            (HARD, L): Move.HARD_LEFT,
+            (HARD, R): Move.HARD_RIGHT,
+        }[(kind, side)]
+    )
     move(s, 0, mv, roll=None if kind is S else 5)
     assert specs_of(s.players[0].lazer) == [first, second]
 
@@ -394,8 +424,13 @@ def test_lazer_curling_back_into_its_own_older_piece_crashes():
     # (radius 1.910), gear 2 and gear 1 (radius 0.955) come round to (-0.955, 1.865) heading
     # south; a 2nd-gear straight south reaches y = -1.135 and crosses the first straight
     # (x from -3 to 0, y from -1.375 to -0.625)
-    old = chain(g, 0, Pose(-3.0, -1.0, EAST), [st(2), hard(2, L), hard(2, L), hard(1, L)],
-                turn=[5, 6, 7, PREV])
+    old = chain(
+        g,
+        0,
+        Pose(-3.0, -1.0, EAST),
+        [st(2), hard(2, L), hard(2, L), hard(1, L)],
+        turn=[5, 6, 7, PREV],
+    )
     r1, r2 = 1.5 / (math.pi / 2), 3.0 / (math.pi / 2)
     assert close_pose(old[-1].exit, Pose(-r1, 2 * r2 - 1 - r1, DOWN), 1e-9)
     s = position(g, 0, lazers={0: old}, prizms=[], gears={0: 2})
@@ -511,8 +546,7 @@ def test_launch_frame_on_round_table_has_back_corners_on_the_edge_1_5_apart(t):
     assert math.hypot(f.x - px, f.y - py) == pytest.approx(18 - math.sqrt(18**2 - 0.75**2))
 
 
-@pytest.mark.parametrize("t, inward", [(10.0, EAST), (70.0, DOWN), (125.0, math.pi),
-                                       (180.0, UP)])
+@pytest.mark.parametrize("t, inward", [(10.0, EAST), (70.0, DOWN), (125.0, math.pi), (180.0, UP)])
 def test_launch_frame_on_rectangle_mid_side(t, inward):
     g = game(table="rectangle")
     f = g.table.launch_frame(t)
@@ -552,7 +586,8 @@ def test_piece_exits_lengths_and_turns_follow_the_config():
         rad = length / angle
         assert shape.exit.h == pytest.approx(side * angle, abs=1e-12)
         assert (shape.exit.x, shape.exit.y) == pytest.approx(
-            (rad * math.sin(angle), side * rad * (1 - math.cos(angle))), abs=1e-12)
+            (rad * math.sin(angle), side * rad * (1 - math.cos(angle))), abs=1e-12
+        )
 
 
 def test_piece_outline_has_its_point_and_notch():
@@ -589,8 +624,9 @@ def test_crossing_through_a_joint_inside_the_disc_scores_despite_rounding():
     # MultiPolygon with a hairline between them. The crossing must still cut the disc in two:
     # the centreline passes 0.12 from the centre, through the joint (found by the review).
     g = game()
-    a = piece(g, 0, st(4), Pose(-2.407808374315775, -0.027034337239279616,
-                                2.4981273469635568), PREV)
+    a = piece(
+        g, 0, st(4), Pose(-2.407808374315775, -0.027034337239279616, 2.4981273469635568), PREV
+    )
     off = 0.11952630373853929
     c = (a.exit.x - off * math.sin(a.exit.h), a.exit.y + off * math.cos(a.exit.h))
     s = position(g, 0, lazers={0: [a]}, prizms=[Prizm(*c)], gears={0: 3})
@@ -623,8 +659,11 @@ def test_nudge_obstacle_of_every_shape_is_its_placed_shape_grown_up_to_rounding(
     rng = np.random.default_rng(5)
     els = [g.launch_element(0, 3.0, 0)]
     for (kind, gear, side), shape in sorted(g.shapes.items()):
-        pose = Pose(float(rng.uniform(-9, 9)), float(rng.uniform(-9, 9)),
-                    float(rng.uniform(-math.pi, math.pi)))
+        pose = Pose(
+            float(rng.uniform(-9, 9)),
+            float(rng.uniform(-9, 9)),
+            float(rng.uniform(-math.pi, math.pi)),
+        )
         els.append(make_element(0, kind, gear, side, pose, 1, shape.outline, shape.exit))
     got = g.nudge_obstacles_of(els)
     want = nudge_obstacles([el.poly for el in els], r.prizm_radius, r.nudge_clearance)
@@ -652,8 +691,10 @@ def test_search_disc_is_shapelys_buffer_of_the_point() -> None:
     for _ in range(200):
         x, y = rng.normal(size=2) * 10
         rho = float(rng.uniform(0.1, 40.0))
-        assert search_disc(x, y, rho).wkb == shapely.Point(x, y).buffer(
-            rho, quad_segs=NUDGE_QUAD_SEGS).wkb
+        assert (
+            search_disc(x, y, rho).wkb
+            == shapely.Point(x, y).buffer(rho, quad_segs=NUDGE_QUAD_SEGS).wkb
+        )
 
 
 @pytest.mark.parametrize("table", ["standard", "hexagon"])
@@ -701,32 +742,43 @@ def test_outline_placement_rounds_each_fused_product_once_on_every_cpu():
             fx = float(Fraction(ly) * Fraction(-s) + Fraction(lx * c))
             fy = float(Fraction(ly) * Fraction(c) + Fraction(lx * s))
             assert (wx, wy) == (fx + px, fy + py)
-        assert (x0, y0, x1, y1) == (out[:, 0].min(), out[:, 1].min(), out[:, 0].max(),
-                                    out[:, 1].max())
+        assert (x0, y0, x1, y1) == (
+            out[:, 0].min(),
+            out[:, 1].min(),
+            out[:, 0].max(),
+            out[:, 1].max(),
+        )
     ints = place_outline(np.array([[1, 0], [0, 2]]), 0.5, 0.0, 1.0, 0.0)[0]
     assert ints.dtype == np.float64 and ints.tolist() == [[1.5, 0.0], [0.5, 2.0]]
 
 
 # ------------------------------------------------------- the squared table (square_edge)
 def _table(poly: list[list[float]]) -> TableConfig:
-    return TableConfig("t", "polygon", 0.0, tuple(map(tuple, poly)), 0.0, 0.25,
-                       LaunchPointSize(1.5, 1.0))
+    return TableConfig(
+        "t", "polygon", 0.0, tuple(map(tuple, poly)), 0.0, 0.25, LaunchPointSize(1.5, 1.0)
+    )
 
 
-@pytest.mark.parametrize("poly, want", [
-    # 72 x 30 listed from the right end, clockwise or counter-clockwise: that end is kept
-    ([[36, 15], [36, -15], [-36, -15], [-36, 15]], [(36, 15), (36, -15), (6, -15), (6, 15)]),
-    ([[36, -15], [36, 15], [-36, 15], [-36, -15]], [(36, -15), (36, 15), (6, 15), (6, -15)]),
-    # far from the origin
-    ([[-36, 300], [-36, 315], [36, 315], [36, 285], [-36, 285]],
-     [(-36, 300), (-36, 315), (-6, 315), (-6, 285), (-36, 285)]),
-    # a closed ring (its first vertex repeated last) keeps its start
-    ([[-36, 0], [-36, 15], [36, 15], [36, -15], [-36, -15], [-36, 0]],
-     [(-36, 0), (-36, 15), (-6, 15), (-6, -15), (-36, -15)]),
-])
+@pytest.mark.parametrize(
+    "poly, want",
+    [
+        # 72 x 30 listed from the right end, clockwise or counter-clockwise: that end is kept
+        ([[36, 15], [36, -15], [-36, -15], [-36, 15]], [(36, 15), (36, -15), (6, -15), (6, 15)]),
+        ([[36, -15], [36, 15], [-36, 15], [-36, -15]], [(36, -15), (36, 15), (6, 15), (6, -15)]),
+        # far from the origin
+        (
+            [[-36, 300], [-36, 315], [36, 315], [36, 285], [-36, 285]],
+            [(-36, 300), (-36, 315), (-6, 315), (-6, 285), (-36, 285)],
+        ),
+        # a closed ring (its first vertex repeated last) keeps its start
+        (
+            [[-36, 0], [-36, 15], [36, 15], [36, -15], [-36, -15], [-36, 0]],
+            [(-36, 0), (-36, 15), (-6, 15), (-6, -15), (-36, -15)],
+        ),
+    ],
+)
 def test_squared_table_keeps_the_first_vertex_end_and_order(poly, want) -> None:
-    assert squared_table(_table(poly), 30.0).polygon == tuple(
-        (float(x), float(y)) for x, y in want)
+    assert squared_table(_table(poly), 30.0).polygon == tuple((float(x), float(y)) for x, y in want)
 
 
 def test_squared_table_cuts_across_a_tilted_table() -> None:
@@ -742,19 +794,31 @@ def test_squared_table_fence_leaves_out_table_sides_on_the_new_edge() -> None:
     # the 10 in above and the 10 in below it
     fork = [[0, 0], [0, 30], [50, 30], [50, 20], [30, 20], [30, 10], [50, 10], [50, 0]]
     assert squared_table(_table(fork), 20.0).polygon == (
-        (0.0, 0.0), (0.0, 30.0), (30.0, 30.0), (30.0, 20.0), (30.0, 10.0), (30.0, 0.0))
-    with pytest.raises(ValueError, match="20 in long, but the pieces laid along it cover "
-                                         "only 19.9 in"):
+        (0.0, 0.0),
+        (0.0, 30.0),
+        (30.0, 30.0),
+        (30.0, 20.0),
+        (30.0, 10.0),
+        (30.0, 0.0),
+    )
+    with pytest.raises(
+        ValueError, match="20 in long, but the pieces laid along it cover only 19.9 in"
+    ):
         squared_table(_table(fork), 19.9)
 
 
-@pytest.mark.parametrize("poly, message", [
-    ([[-3, 15], [36, 15], [36, -15], [-36, -15], [-36, 15]], "first vertex .* lies 33 in"),
-    ([[90, 15], [0, 0], [0, 30]], "9.597 in wide, narrower than before"),  # apex first
-    ([[0, 0], [0, 10], [40, 10], [40, 20], [0, 20], [0, 30], [60, 30], [60, 0]],
-     "splits table"),  # two prongs towards the kept end
-    ([[0, 0], [0, 30], [30, 30], [30, 0]], "no longer"),
-])
+@pytest.mark.parametrize(
+    "poly, message",
+    [
+        ([[-3, 15], [36, 15], [36, -15], [-36, -15], [-36, 15]], "first vertex .* lies 33 in"),
+        ([[90, 15], [0, 0], [0, 30]], "9.597 in wide, narrower than before"),  # apex first
+        (
+            [[0, 0], [0, 10], [40, 10], [40, 20], [0, 20], [0, 30], [60, 30], [60, 0]],
+            "splits table",
+        ),  # two prongs towards the kept end
+        ([[0, 0], [0, 30], [30, 30], [30, 0]], "no longer"),
+    ],
+)
 def test_squared_table_refuses_what_it_cannot_square(poly, message) -> None:
     with pytest.raises(ValueError, match=message):
         squared_table(_table(poly), 100.0)

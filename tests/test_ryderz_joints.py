@@ -45,8 +45,11 @@ def test_clean_pairs_agree_with_the_exact_contact_test() -> None:
     pairs = sorted(g.clean_joints)
     for i in rng.permutation(len(pairs))[:120]:
         pk, sk = pairs[i]
-        pose = Pose(float(rng.uniform(-12, 12)), float(rng.uniform(-12, 12)),
-                    float(rng.uniform(-math.pi, math.pi)))
+        pose = Pose(
+            float(rng.uniform(-12, 12)),
+            float(rng.uniform(-12, 12)),
+            float(rng.uniform(-math.pi, math.pi)),
+        )
         local, ex = outlines[pk]
         pred = make_element(0, pk[0], pk[1], pk[2], pose, 1, local, ex)
         shape = g.shapes[sk]

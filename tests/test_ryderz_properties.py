@@ -29,8 +29,7 @@ from ryderz_env.rules.kernels import place_outline
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 TABLES = ("standard", "small", "large", "rectangle", "hexagon", "long", "long squared")
-VARIANTS = [(n, powers, table) for n in range(2, 5) for powers in (False, True)
-            for table in TABLES]
+VARIANTS = [(n, powers, table) for n in range(2, 5) for powers in (False, True) for table in TABLES]
 variants = st.sampled_from(VARIANTS)
 seeds = st.integers(0, 2**32 - 1)
 prefixes = st.integers(1, 600)  # random games last a few hundred steps (4 players up to ~600)
@@ -43,8 +42,9 @@ EXAMPLES = 25
 def game_of(variant: tuple[int, bool, str]) -> Game:
     n, powers, table = variant
     squared = table == "long squared"  # with the other odd-table options on too
-    odd = dict.fromkeys(("toss_start_prizms", "start_far_sides", "large_far_sides",
-                         "square_edge"), squared)
+    odd = dict.fromkeys(
+        ("toss_start_prizms", "start_far_sides", "large_far_sides", "square_edge"), squared
+    )
     return Game(num_players=n, powers=powers, table=table.split()[0], odd_table=odd)
 
 
@@ -106,11 +106,16 @@ def test_noop_is_never_legal_for_a_decider_and_legal_actions_encode(
 
 
 @settings(max_examples=EXAMPLES, deadline=None, phases=PHASES)
-@given(variants, seeds, prefixes, st.floats(-1.0, 1.0),
-       st.floats(1.0, 1e6, exclude_min=True), st.booleans())
+@given(
+    variants,
+    seeds,
+    prefixes,
+    st.floats(-1.0, 1.0),
+    st.floats(1.0, 1e6, exclude_min=True),
+    st.booleans(),
+)
 def test_launch_points_anywhere_in_reach_are_legal_and_outside_it_are_not(
-    variant: tuple[int, bool, str], seed: int, prefix: int, x: float, beyond: float,
-    negative: bool
+    variant: tuple[int, bool, str], seed: int, prefix: int, x: float, beyond: float, negative: bool
 ) -> None:
     s, rng = random_state(variant, seed, prefix)
     for _ in range(40):  # on to a launch: Start Your Engines or a respawn
@@ -189,19 +194,25 @@ coords = st.floats(-100.0, 100.0)
 
 @settings(max_examples=200, deadline=None, phases=PHASES)
 @given(st.integers(0, 1_000_000), coords, coords, angles)
-def test_piece_outlines_are_placed_by_a_rigid_motion(shape_index: int, x: float, y: float,
-                                                     h: float) -> None:
+def test_piece_outlines_are_placed_by_a_rigid_motion(
+    shape_index: int, x: float, y: float, h: float
+) -> None:
     g = game_of((2, False, "standard"))
     shapes = sorted(g.shapes, key=lambda k: (k[0].value, k[1], k[2]))
     local = g.shapes[shapes[shape_index % len(shapes)]].outline
     c, s = math.cos(h), math.sin(h)
     placed, *bounds = place_outline(local, x, y, c, s)
-    want = np.column_stack([x + c * local[:, 0] - s * local[:, 1],
-                            y + s * local[:, 0] + c * local[:, 1]])
+    want = np.column_stack(
+        [x + c * local[:, 0] - s * local[:, 1], y + s * local[:, 0] + c * local[:, 1]]
+    )
     assert np.allclose(placed, want, rtol=0, atol=1e-12)
     # distances between outline vertices are kept
     d_local = np.linalg.norm(local[:, None] - local[None], axis=2)
     d_placed = np.linalg.norm(placed[:, None] - placed[None], axis=2)
     assert np.allclose(d_local, d_placed, rtol=0, atol=1e-11)
-    assert bounds == [placed[:, 0].min(), placed[:, 1].min(), placed[:, 0].max(),
-                      placed[:, 1].max()]
+    assert bounds == [
+        placed[:, 0].min(),
+        placed[:, 1].min(),
+        placed[:, 0].max(),
+        placed[:, 1].max(),
+    ]

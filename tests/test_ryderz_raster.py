@@ -42,8 +42,9 @@ def samples(enc: ImageEncoder, frame: Pose) -> tuple[np.ndarray, np.ndarray]:
     return per_pixel(x), per_pixel(y)
 
 
-def check_disc(enc: ImageEncoder, img: np.ndarray, frame: Pose, centre: tuple[float, float],
-               radius: float) -> int:
+def check_disc(
+    enc: ImageEncoder, img: np.ndarray, frame: Pose, centre: tuple[float, float], radius: float
+) -> int:
     """Every pixel whose samples all lie clearly in or out of the disc has exactly the
     expected value; returns how many pixels were checked inside or on the disc's edge."""
     x, y = samples(enc, frame)
@@ -51,7 +52,7 @@ def check_disc(enc: ImageEncoder, img: np.ndarray, frame: Pose, centre: tuple[fl
     margin = enc.world_res
     sure = (np.abs(d - radius) > margin).all(axis=2)
     count = (d <= radius).sum(axis=2)
-    m2 = enc.supersample ** 2
+    m2 = enc.supersample**2
     expected = ((count * 255 + m2 // 2) // m2).astype(np.uint8)
     assert np.array_equal(img[sure], expected[sure])
     return int((sure & (count > 0)).sum())
@@ -74,8 +75,18 @@ def rotate(s: State, theta: float) -> State:
                 els.append(g.launch_element(e.owner, e.t - theta * g.table.radius, e.turn))
             else:
                 shape = g.shapes[(e.kind, e.gear, e.side)]
-                els.append(make_element(e.owner, e.kind, e.gear, e.side, turn(e.pose), e.turn,
-                                        shape.outline, shape.exit))
+                els.append(
+                    make_element(
+                        e.owner,
+                        e.kind,
+                        e.gear,
+                        e.side,
+                        turn(e.pose),
+                        e.turn,
+                        shape.outline,
+                        shape.exit,
+                    )
+                )
         p.lazer = els
         p.head = None if p.head is None else turn(p.head)
     t.prizms = [Prizm(c * q.x - sn * q.y, sn * q.x + c * q.y, q.owner) for q in t.prizms]
@@ -89,8 +100,10 @@ def midgame(num_players: int = 2) -> State:
     g = game(num_players=num_players)
     s = position(g, 0)
     lp0, lp1 = s.players[0].lazer[0], s.players[1].lazer[0]
-    laz = {0: [lp0, *chain(g, 0, lp0.exit, [st(2), soft(2, L), soft(1, R), st(3)])],
-           1: [lp1, *chain(g, 1, lp1.exit, [st(1), soft(2, R)])]}
+    laz = {
+        0: [lp0, *chain(g, 0, lp0.exit, [st(2), soft(2, L), soft(1, R), st(3)])],
+        1: [lp1, *chain(g, 1, lp1.exit, [st(1), soft(2, R)])],
+    }
     s = position(g, 0, lazers=laz)
     s.prizms = [Prizm(-6.0, 3.0), Prizm(5.0, -8.0, 0), Prizm(2.0, 9.0, 1)]
     s._reset_caches()
@@ -102,8 +115,14 @@ def test_image_shape_type_channels_and_levels() -> None:
     enc = ImageEncoder(s.game)
     img = enc.encode(s, 0)
     assert img.shape == (6, 64, 64) and img.dtype == np.uint8
-    assert enc.channels == ("own_lazer", "other_lazers", "neutral", "own_prizms",
-                            "other_prizms", "table")
+    assert enc.channels == (
+        "own_lazer",
+        "other_lazers",
+        "neutral",
+        "own_prizms",
+        "other_prizms",
+        "table",
+    )
     assert set(np.unique(img)) <= {0, 64, 128, 191, 255}  # 2 x 2 samples a pixel
     assert enc.extent == table_diameter(s.game) == 36.0  # the whole table in view
     binary = ImageEncoder(s.game, size=32, supersample=1).encode(s, 1)
@@ -148,6 +167,7 @@ def test_own_lazer_lies_under_the_centre_and_the_others_elsewhere() -> None:
     assert mine[OWN_P].max() > 0 and theirs[OTHER_P].max() > 0  # seat 0's Prizm
     assert mine[OTHER_P].max() > 0 and theirs[OWN_P].max() > 0  # seat 1's
 
+
 def test_turning_the_whole_position_gives_the_same_image() -> None:
     s = midgame(num_players=3)
     enc = ImageEncoder(s.game)
@@ -161,6 +181,7 @@ def test_turning_the_whole_position_gives_the_same_image() -> None:
             # equal but for the rasterization at shape edges: a few pixels a sample or two
             # apart (of 4 a pixel)
             assert diff.max() <= 128 and (diff > 0).mean() < 0.01, (seat, theta)
+
 
 def test_off_the_table_is_zero_in_the_table_channel_at_the_rim() -> None:
     g = game(num_players=2)
@@ -197,8 +218,11 @@ def test_encoding_is_deterministic_and_independent_of_what_was_encoded_before() 
     t.players[0].lazer.append(chain(g, 0, t.players[0].head, [st(1)])[0])
     t.players[0].head = t.players[0].lazer[-1].exit
     t._reset_caches()
-    fresh = {(key, seat): ImageEncoder(g).encode(state, seat)
-             for key, state in (("s", s), ("t", t)) for seat in (0, 1)}
+    fresh = {
+        (key, seat): ImageEncoder(g).encode(state, seat)
+        for key, state in (("s", s), ("t", t))
+        for seat in (0, 1)
+    }
     enc = ImageEncoder(g)
     for key, state in (("s", s), ("t", t), ("s", s), ("t", t), ("t", t)):
         for seat in (0, 1):
@@ -214,7 +238,7 @@ def test_polygon_tables_fit_whole_at_the_default_extent(table: str) -> None:
     v = g.table.vertices
     assert enc.extent == pytest.approx(max(math.dist(a, b) for a in v for b in v))
     img = enc.encode(s, 0)
-    covered = img[TABLE].sum() / 255 * enc.pixel ** 2
+    covered = img[TABLE].sum() / 255 * enc.pixel**2
     assert covered == pytest.approx(g.table.polygon.area, rel=0.03)
 
 

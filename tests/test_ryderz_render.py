@@ -80,8 +80,7 @@ def test_ansi_names_round_decision_deciders_each_seat_and_every_prizm() -> None:
 def test_the_panel_sits_right_of_the_unchanged_table_and_lists_the_seats() -> None:
     g = game(num_players=3)
     s = g.new_initial_state(0)
-    s.apply_actions({0: Action.launch(3, 0.0), 1: Action.launch(2, 0.0),
-                     2: Action.launch(1, 0.0)})
+    s.apply_actions({0: Action.launch(3, 0.0), 1: Action.launch(2, 0.0), 2: Action.launch(1, 0.0)})
     plain = TablePainter(g, size=300).paint(s)
     painter = TablePainter(g, size=300, panel=True)
     img = painter.paint(s, caption="EVENT 1/9")
@@ -116,8 +115,9 @@ def recorded_game(g: Game, seed: int, max_events: int) -> tuple[GameRecord, Stat
             continue
         acts = {}
         for seat in s.current_players():
-            legal = [a for a in s.legal_actions(seat)
-                     if a.kind is not ActionKind.LAUNCH or a.x == 0.0]
+            legal = [
+                a for a in s.legal_actions(seat) if a.kind is not ActionKind.LAUNCH or a.x == 0.0
+            ]
             acts[seat] = legal[int(rng.integers(len(legal)))]
         s.apply_actions(acts)
         record.events.append({"actions": {str(p): to_json(a) for p, a in sorted(acts.items())}})

@@ -62,6 +62,7 @@ from tabletop.errors import ConfigError
 TIP = 0.375
 LP = (LAUNCH, 0, 0)  # a Launch Point in specs_of
 
+
 def eastward(g, gear: int = 3, mover: int = 0, prizms=(), **kw):
     """``mover`` about to move from (-4, 0) heading east (its previous piece a 1st-gear
     straight ending there); a straight of ``gear`` covers x in [-4, -4 + 1.5 gear]."""
@@ -150,8 +151,9 @@ def test_engines_redo_only_when_all_stall():
 def test_engines_two_pairs_all_stall():
     g = game(num_players=4)
     s = g.new_initial_state(0)
-    s.apply_actions({0: A.launch(2, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0),
-                     3: A.launch(3, 0.0)})
+    s.apply_actions(
+        {0: A.launch(2, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0), 3: A.launch(3, 0.0)}
+    )
     assert s.decision_kind() is DecisionKind.ENGINES and s.decision["attempt"] == 1
 
 
@@ -226,24 +228,30 @@ def test_shift_and_move_choices_hard_only_in_gears_with_hard_pieces():
     s = position(g, 0, gears={0: 3})
     curves = [Move.STRAIGHT, Move.SOFT_LEFT, Move.SOFT_RIGHT]
     hards = [Move.HARD_LEFT, Move.HARD_RIGHT]
-    expect = {(-1, m) for m in curves + hards} | {(0, m) for m in curves + hards} \
+    expect = (
+        {(-1, m) for m in curves + hards}
+        | {(0, m) for m in curves + hards}
         | {(1, m) for m in curves}
+    )
     assert legal_moves(s, 0) == expect  # no Power Prizms: no Waveryder moves
     with pytest.raises(IllegalActionError):
         s.apply_action(A.move(1, Move.HARD_LEFT))  # 4th gear has no hard turns
 
 
-@pytest.mark.parametrize("gear, mv, roll, placed, gear_after", [
-    (3, Move.SOFT_LEFT, 3, soft(3, L), 3),     # roll = gear: the curve
-    (3, Move.SOFT_LEFT, 5, soft(3, L), 3),     # roll > gear: the curve
-    (3, Move.SOFT_RIGHT, 2, st(3), 3),         # roll < gear: a straight of the gear
-    (3, Move.HARD_RIGHT, 1, st(3), 3),
-    (3, Move.HARD_LEFT, 0, hard(3, L), 1),     # Spin Out: the curve, then down to 1st
-    (2, Move.HARD_RIGHT, 2, hard(2, R), 2),
-    (1, Move.HARD_LEFT, 1, hard(1, L), 1),     # in 1st every face turns
-    (1, Move.SOFT_RIGHT, 0, soft(1, R), 1),
-    (5, Move.SOFT_LEFT, 4, st(5), 5),
-])
+@pytest.mark.parametrize(
+    "gear, mv, roll, placed, gear_after",
+    [
+        (3, Move.SOFT_LEFT, 3, soft(3, L), 3),  # roll = gear: the curve
+        (3, Move.SOFT_LEFT, 5, soft(3, L), 3),  # roll > gear: the curve
+        (3, Move.SOFT_RIGHT, 2, st(3), 3),  # roll < gear: a straight of the gear
+        (3, Move.HARD_RIGHT, 1, st(3), 3),
+        (3, Move.HARD_LEFT, 0, hard(3, L), 1),  # Spin Out: the curve, then down to 1st
+        (2, Move.HARD_RIGHT, 2, hard(2, R), 2),
+        (1, Move.HARD_LEFT, 1, hard(1, L), 1),  # in 1st every face turns
+        (1, Move.SOFT_RIGHT, 0, soft(1, R), 1),
+        (5, Move.SOFT_LEFT, 4, st(5), 5),
+    ],
+)
 def test_curve_die(gear, mv, roll, placed, gear_after):
     g = game()
     s = position(g, 0, gears={0: gear})
@@ -378,8 +386,7 @@ def test_seed_21_four_players_slides_no_prizm_onto_another():
             if q.owner != owners[j]:
                 scored += 1
                 for k, o in enumerate(s.prizms):
-                    assert k == j or math.hypot(q.x - o.x, q.y - o.y) >= 1.5 - 1e-6, (
-                        s.round, j, k)
+                    assert k == j or math.hypot(q.x - o.x, q.y - o.y) >= 1.5 - 1e-6, (s.round, j, k)
     assert s.round >= 60 and scored >= 5
 
 
@@ -431,23 +438,28 @@ def victim_line(g, seat: int = 1):
     """Seat 1's Lazer along y = 2: its Launch Point (top), then A, B (2nd-gear straights
     x -9..-6, -6..-3) and C, D (3rd-gear straights x -3..1.5, 1.5..6); D is front-most."""
     return [launch_point(g, seat, g.table.seat_position(seat, 2))] + chain(
-        g, seat, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)])
+        g, seat, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)]
+    )
 
 
 def northward(g, x: float, victim):
     """Seat 0 about to go north from (x, -1) with a 3rd-gear straight (y -1 .. 3.5),
     crossing y = 2; it owns a Prizm far away."""
     pre = straight_at(g, 0, Pose(x, -1.0, UP), 1, PREV)
-    return position(g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)],
-                    gears={0: 3})
+    return position(
+        g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)], gears={0: 3}
+    )
 
 
-@pytest.mark.parametrize("x, kept", [
-    (-4.5, ["C", "D"]),   # hits B: B, A and the Launch Point go
-    (4.0, ["D"]),         # hits the front-most piece: it keeps just that
-    (-3.0, ["D"]),        # hits B and C at their joint: the newest hit is C
-    (-7.5, ["B", "C", "D"]),
-])
+@pytest.mark.parametrize(
+    "x, kept",
+    [
+        (-4.5, ["C", "D"]),  # hits B: B, A and the Launch Point go
+        (4.0, ["D"]),  # hits the front-most piece: it keeps just that
+        (-3.0, ["D"]),  # hits B and C at their joint: the newest hit is C
+        (-7.5, ["B", "C", "D"]),
+    ],
+)
 def test_crash_victim_removes_newest_hit_piece_and_older_keeping_the_front(x, kept):
     g = game()
     victim = victim_line(g)
@@ -509,8 +521,7 @@ def test_launch_point_is_part_of_the_lazer_for_touching(start, crash):
     assert s.players[1].lazer == [lp]  # hit, it is the front-most: it stays
 
 
-@pytest.mark.parametrize("gap, crash", [(1e-5, False), (5e-7, True), (0.0, True),
-                                        (-0.01, True)])
+@pytest.mark.parametrize("gap, crash", [(1e-5, False), (5e-7, True), (0.0, True), (-0.01, True)])
 def test_touching_means_a_distance_below_1e_6(gap, crash):
     g = game()
     # seat 0's new piece has its left edge on y = 0.375; seat 1's straight runs alongside
@@ -587,8 +598,9 @@ def test_crasher_removes_its_launch_point_too_and_gets_every_piece_back():
 
 def test_respawn_any_gear_then_launch_point_and_the_turn_passes():
     g = game()
-    s = position(g, 0, lazers={0: [straight_at(g, 0, Pose(14.0, 0.0, EAST), 1, PREV)]},
-                 gears={0: 3})
+    s = position(
+        g, 0, lazers={0: [straight_at(g, 0, Pose(14.0, 0.0, EAST), 1, PREV)]}, gears={0: 3}
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.decision_kind() is DecisionKind.RESPAWN
     gears = {a.arg for a in s.legal_actions(0)}
@@ -642,8 +654,12 @@ def test_respawned_launch_point_is_moved_clear_of_a_lazer():
     g = game()
     # seat 1's 3rd-gear straight along y = -17 (x -3 .. 1.5) covers the spot at the bottom
     blocker = piece(g, 1, st(3), Pose(-3.0, -17.0, EAST))
-    s = position(g, 0, lazers={0: [straight_at(g, 0, Pose(14.0, 0.0, EAST), 1, PREV)],
-                               1: [blocker]}, gears={0: 3})
+    s = position(
+        g,
+        0,
+        lazers={0: [straight_at(g, 0, Pose(14.0, 0.0, EAST), 1, PREV)], 1: [blocker]},
+        gears={0: 3},
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.decision_kind() is DecisionKind.RESPAWN
     s.apply_action(A.launch(2, 0.0))  # aims at t = 0, (0, -18)
@@ -663,10 +679,13 @@ def from_launch(g, seat, specs, turns=None):
     return [lp] + chain(g, seat, lp.exit, specs, OLD if turns is None else turns)
 
 
-@pytest.mark.parametrize("used, placed", [
-    ([st(3), st(3)], st(2)),
-    ([st(3), st(3), st(2), st(2)], st(1)),
-])
+@pytest.mark.parametrize(
+    "used, placed",
+    [
+        ([st(3), st(3)], st(2)),
+        ([st(3), st(3), st(2), st(2)], st(1)),
+    ],
+)
 def test_running_out_straight_falls_to_the_next_lower_gear(used, placed):
     g = game()
     s = position(g, 0, lazers={0: from_launch(g, 0, used)}, prizms=[], gears={0: 3})
@@ -826,8 +845,16 @@ def test_large_table_bonus_piece_and_the_move_after_it_do_not_crash():
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_third_prizm_wins_at_once(n):
     g = game(num_players=n)
-    s = eastward(g, 3, prizms=[Prizm(10.0, 10.0, 0), Prizm(-1.75, 0.3),
-                               Prizm(-10.0, 10.0, 0), Prizm(0.0, -12.0, 1)])
+    s = eastward(
+        g,
+        3,
+        prizms=[
+            Prizm(10.0, 10.0, 0),
+            Prizm(-1.75, 0.3),
+            Prizm(-10.0, 10.0, 0),
+            Prizm(0.0, -12.0, 1),
+        ],
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.is_terminal()
     assert s.outcome().reason is Outcome.WIN and s.outcome().winner == 0
@@ -843,8 +870,12 @@ def test_third_prizm_wins_even_if_the_piece_then_would_crash():
     # outside any disc wins.
     g = game()
     other = piece(g, 1, st(3), Pose(-0.5, -2.25, UP))  # as in the respawn test above
-    s = eastward(g, 4, lazers={1: [other]},
-                 prizms=[Prizm(10.0, 10.0, 0), Prizm(-10.0, 10.0, 0), Prizm(-1.75, 0.3)])
+    s = eastward(
+        g,
+        4,
+        lazers={1: [other]},
+        prizms=[Prizm(10.0, 10.0, 0), Prizm(-10.0, 10.0, 0), Prizm(-1.75, 0.3)],
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.outcome().reason is Outcome.WIN and s.outcome().winner == 0
     assert s.players[1].lazer == [other]
@@ -854,8 +885,11 @@ def test_two_prizms_scored_in_the_winning_turn_are_both_kept_and_not_replaced():
     # a 4th-gear straight from x = -4 to 2 crosses both neutral Prizms: 1 -> 3, a win at
     # once, and no fresh neutral Prizm is tossed for either
     g = game()
-    s = eastward(g, 4, prizms=[Prizm(10.0, 10.0, 0), Prizm(-2.0, 0.3), Prizm(0.5, -0.2),
-                               Prizm(0.0, -12.0, 1)])
+    s = eastward(
+        g,
+        4,
+        prizms=[Prizm(10.0, 10.0, 0), Prizm(-2.0, 0.3), Prizm(0.5, -0.2), Prizm(0.0, -12.0, 1)],
+    )
     move(s, 0, Move.STRAIGHT)
     assert s.outcome().reason is Outcome.WIN and s.outcome().winner == 0
     assert s.score(0) == 3 and [q.owner for q in s.prizms].count(-1) == 0
@@ -918,8 +952,9 @@ def test_waveryder_on_a_small_table_may_use_its_power_in_third_gear_with_lower_h
     g = powers_game("galactic_waveryder", table="small")
     s = eastward(g, 3, power_ready={1: False})
     assert {sh for sh, m in legal_moves(s, 0) if m.is_wave} == {-1, 0}
-    assert not any(m in (Move.HARD_LEFT, Move.HARD_RIGHT)
-                   for sh, m in legal_moves(s, 0) if sh == 0)  # no hard attempt in 3rd
+    assert not any(
+        m in (Move.HARD_LEFT, Move.HARD_RIGHT) for sh, m in legal_moves(s, 0) if sh == 0
+    )  # no hard attempt in 3rd
     move(s, 0, Move.WAVE_LEFT_LEFT)
     assert specs_of(new_pieces(s, 0)) == [hard(2, L), hard(2, L)]
 
@@ -972,8 +1007,9 @@ def test_shark_takes_the_next_longest_straight_when_fifths_are_used():
     lazer = fifths_used(g)
     y = lazer[-1].exit.y
     assert close_pose(lazer[-1].exit, Pose(0.865, 0.465, EAST), 1e-3)
-    s = position(g, 0, lazers={0: lazer}, prizms=[Prizm(7.5, y)], gears={0: 3},
-                 power_ready={1: False})
+    s = position(
+        g, 0, lazers={0: lazer}, prizms=[Prizm(7.5, y)], gears={0: 3}, power_ready={1: False}
+    )
     move(s, 0, Move.STRAIGHT)  # to x = 5.365
     s.apply_action(A(K.SHARK))
     # a 4th-gear straight (6 long) to x = 11.365: the Prizm slid to 10.615
@@ -1006,8 +1042,14 @@ def test_shark_score_by_the_first_piece_counts():
 def test_shark_next_longest_straight_is_placed_without_a_crash():
     g = powers_game("lazer_shark", "super_sheriff")
     lazer = fifths_used(g)
-    s = position(g, 0, lazers={0: lazer}, prizms=[Prizm(7.5, lazer[-1].exit.y)],
-                 gears={0: 3}, power_ready={1: False})
+    s = position(
+        g,
+        0,
+        lazers={0: lazer},
+        prizms=[Prizm(7.5, lazer[-1].exit.y)],
+        gears={0: 3},
+        power_ready={1: False},
+    )
     move(s, 0, Move.STRAIGHT)
     s.apply_action(A(K.SHARK))
     assert specs_of(new_pieces(s, 0)) == [st(3), st(4)]
@@ -1087,8 +1129,9 @@ def test_phantom_point_still_in_a_lazer_crashes_on_the_next_turn():
     # seat 0's 3rd-gear straight from (-4.7, 0) ends at (-0.2, 0): its point (0.175, 0) lies
     # inside seat 1's piece (x -0.375 .. 0.375)
     pre = straight_at(g, 0, Pose(-4.7, 0.0, EAST), 1, PREV)
-    s = position(g, 0, lazers={0: [pre], 1: [other]}, prizms=[], gears={0: 3, 1: 4},
-                 power_ready={1: False})
+    s = position(
+        g, 0, lazers={0: [pre], 1: [other]}, prizms=[], gears={0: 3, 1: 4}, power_ready={1: False}
+    )
     s.apply_action(A(K.PHANTOM))
     move(s, 0, Move.STRAIGHT)
     assert s.players[0].lazer[-1].turn == NOW
@@ -1153,31 +1196,42 @@ def _toss_state():
     return s
 
 
-@pytest.mark.parametrize("build, do, message", [
-    (_engines_state, lambda s: s.apply_actions({0: A.launch(3, 0.0)}), "deciders"),
-    (_engines_state, lambda s: s.apply_actions({0: A.launch(6, 0.0), 1: A.launch(2, 0.0)}),
-     "not an action"),
-    (_engines_state, lambda s: s.apply_actions({0: A.move(0, Move.STRAIGHT),
-                                                1: A.launch(2, 0.0)}), "not a launch"),
-    (_engines_state, lambda s: s.apply_action(A.launch(3, 0.0)), "simultaneous"),
-    (_engines_state, lambda s: s.apply_actions({0: A.launch(3, float("nan")),
-                                                1: A.launch(2, 0.0)}), "finite"),
-    (_move_state, lambda s: s.apply_action(A.move(-1, Move.STRAIGHT)), "not legal"),
-    (_move_state, lambda s: s.apply_action(A(K.NOOP)), "not legal"),
-    (_move_state, lambda s: s.apply_action(A(K.DECLINE)), "not legal"),
-    (_move_state, lambda s: s.apply_action(A.move(0, Move.WAVE_LEFT_LEFT)), "not legal"),
-    (_move_state, lambda s: s.apply_actions({1: A.move(0, Move.STRAIGHT)}), "deciders"),
-    (_move_state, lambda s: s.apply_chance(3), "no chance event"),
-    (_move_state, lambda s: s.apply_action(A(K.MOVE, 0, 0.5)), "only a launch"),
-    (_move_state, lambda s: s.apply_action(10_000), "out of range"),
-    (_die_state, lambda s: s.apply_chance(6), "not possible"),
-    (_die_state, lambda s: s.apply_chance(True), "not possible"),
-    (_die_state, lambda s: s.apply_action(A.move(0, Move.STRAIGHT)), "chance event"),
-    (_toss_state, lambda s: s.apply_chance([17.5, 0.0]), "wholly on the table"),
-    (_toss_state, lambda s: s.apply_chance("here"), "point"),
-])
-def test_illegal_actions_raise_with_a_message_and_leave_the_state_unchanged(build, do,
-                                                                            message):
+@pytest.mark.parametrize(
+    "build, do, message",
+    [
+        (_engines_state, lambda s: s.apply_actions({0: A.launch(3, 0.0)}), "deciders"),
+        (
+            _engines_state,
+            lambda s: s.apply_actions({0: A.launch(6, 0.0), 1: A.launch(2, 0.0)}),
+            "not an action",
+        ),
+        (
+            _engines_state,
+            lambda s: s.apply_actions({0: A.move(0, Move.STRAIGHT), 1: A.launch(2, 0.0)}),
+            "not a launch",
+        ),
+        (_engines_state, lambda s: s.apply_action(A.launch(3, 0.0)), "simultaneous"),
+        (
+            _engines_state,
+            lambda s: s.apply_actions({0: A.launch(3, float("nan")), 1: A.launch(2, 0.0)}),
+            "finite",
+        ),
+        (_move_state, lambda s: s.apply_action(A.move(-1, Move.STRAIGHT)), "not legal"),
+        (_move_state, lambda s: s.apply_action(A(K.NOOP)), "not legal"),
+        (_move_state, lambda s: s.apply_action(A(K.DECLINE)), "not legal"),
+        (_move_state, lambda s: s.apply_action(A.move(0, Move.WAVE_LEFT_LEFT)), "not legal"),
+        (_move_state, lambda s: s.apply_actions({1: A.move(0, Move.STRAIGHT)}), "deciders"),
+        (_move_state, lambda s: s.apply_chance(3), "no chance event"),
+        (_move_state, lambda s: s.apply_action(A(K.MOVE, 0, 0.5)), "only a launch"),
+        (_move_state, lambda s: s.apply_action(10_000), "out of range"),
+        (_die_state, lambda s: s.apply_chance(6), "not possible"),
+        (_die_state, lambda s: s.apply_chance(True), "not possible"),
+        (_die_state, lambda s: s.apply_action(A.move(0, Move.STRAIGHT)), "chance event"),
+        (_toss_state, lambda s: s.apply_chance([17.5, 0.0]), "wholly on the table"),
+        (_toss_state, lambda s: s.apply_chance("here"), "point"),
+    ],
+)
+def test_illegal_actions_raise_with_a_message_and_leave_the_state_unchanged(build, do, message):
     s = build()
     before = snapshot(s)
     with pytest.raises(IllegalActionError, match=message):
@@ -1217,11 +1271,14 @@ def test_set_lazer_builder_keeps_supply_consistent():
     assert snapshot(t) == snapshot(s)
 
 
-
 # ---------------------------------------------------------------------------- odd tables
 def odd(**flags: bool) -> dict[str, bool]:
-    base = {"toss_start_prizms": False, "start_far_sides": False, "large_far_sides": False,
-            "square_edge": False}
+    base = {
+        "toss_start_prizms": False,
+        "start_far_sides": False,
+        "large_far_sides": False,
+        "square_edge": False,
+    }
     return {**base, **flags}
 
 
@@ -1257,8 +1314,9 @@ def test_odd_table_start_far_sides_moves_launch_points_off_the_long_sides():
     # seat 0 sits mid-left (t = 20, a far side); seat 1 mid-top (t = 70), whose whole reach
     # (45..95) lies on the long top side: its Launch Point at t = 45 goes to the nearest
     # place on a far side, 39.25 (the corner at 40 minus half the token's width)
-    s.apply_actions({0: A.launch(1, 0.0), 1: A.launch(2, -1.0), 2: A.launch(3, 0.0),
-                     3: A.launch(4, 0.0)})
+    s.apply_actions(
+        {0: A.launch(1, 0.0), 1: A.launch(2, -1.0), 2: A.launch(3, 0.0), 3: A.launch(4, 0.0)}
+    )
     t = [p.lazer[0].t for p in s.players]
     assert t[0] == pytest.approx(20.0)
     assert t[1] == pytest.approx(39.25, abs=1e-6)
@@ -1271,8 +1329,9 @@ def test_odd_table_large_far_sides_offers_the_bonus_only_from_a_far_side():
     assert not g.large_table
     s = g.new_initial_state(0)
     # seat 0 at t = 20 (left, a far side) moves first, then seat 1 at t = 70 (top, long side)
-    s.apply_actions({0: A.launch(4, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0),
-                     3: A.launch(1, 0.0)})
+    s.apply_actions(
+        {0: A.launch(4, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0), 3: A.launch(1, 0.0)}
+    )
     assert s.order[:2] == [0, 1]
     assert s.current_players() == (0,) and s.decision_kind() is DecisionKind.BONUS
     s.apply_action(A(K.DECLINE))
@@ -1285,8 +1344,13 @@ def test_odd_table_square_edge_cuts_a_long_table_square_at_its_first_end():
     # the long table (72 x 30, first vertex mid-left at (-36, 0)) is cut across its long
     # axis 30 in from the left end, by an edge of four 5th-gear straights (2 x 2 x 7.5 in)
     g = game(table="long", odd_table=odd(square_edge=True))
-    assert g.table.vertices.tolist() == [[-36.0, 0.0], [-36.0, 15.0], [-6.0, 15.0],
-                                         [-6.0, -15.0], [-36.0, -15.0]]
+    assert g.table.vertices.tolist() == [
+        [-36.0, 0.0],
+        [-36.0, 15.0],
+        [-6.0, 15.0],
+        [-6.0, -15.0],
+        [-36.0, -15.0],
+    ]
     assert g.table.perimeter == 120.0 and g.table.min_width == 30.0
     # seats spread along the new perimeter: mid-left end and the middle of the new edge
     assert g.table.point_at(g.table.seat_position(0, 2)) == (-36.0, 0.0)
@@ -1314,26 +1378,31 @@ def test_odd_table_square_edge_plays_the_small_table_rule_on_any_table():
     assert not plain.small_table and plain.top_gear == 5
     assert g.small_table and not g.large_table and g.top_gear == 4
     assert g.supply == game(num_players=3, table="small").supply
-    assert g.table.vertices.tolist() == [[-30.0, -20.0], [-30.0, 20.0], [10.0, 20.0],
-                                         [10.0, -20.0]]
+    assert g.table.vertices.tolist() == [[-30.0, -20.0], [-30.0, 20.0], [10.0, 20.0], [10.0, -20.0]]
 
 
-@pytest.mark.parametrize("table, players, message", [
-    ("rectangle", 2, "40 in long, but the pieces laid along it cover only 30 in"),
-    ("standard", 4, "needs a polygon table"),
-    ("small", 2, "needs a polygon table"),
-])
+@pytest.mark.parametrize(
+    "table, players, message",
+    [
+        ("rectangle", 2, "40 in long, but the pieces laid along it cover only 30 in"),
+        ("standard", 4, "needs a polygon table"),
+        ("small", 2, "needs a polygon table"),
+    ],
+)
 def test_odd_table_square_edge_needs_a_long_polygon_table_and_enough_straights(
-        table, players, message):
+    table, players, message
+):
     with pytest.raises(ConfigError, match=message):
         game(num_players=players, table=table, odd_table=odd(square_edge=True))
 
 
 def test_odd_table_square_edge_refuses_a_table_no_longer_than_wide(tmp_path):
     square = tmp_path / "square.yaml"
-    square.write_text("name: square\nshape: polygon\ndiameter: 0.0\n"
-                      "polygon: [[0, 0], [0, 30], [30, 30], [30, 0]]\nfirst_seat: 0.0\n"
-                      "reach: 0.25\nlaunch_point: {width: 1.5, depth: 1.0}\n")
+    square.write_text(
+        "name: square\nshape: polygon\ndiameter: 0.0\n"
+        "polygon: [[0, 0], [0, 30], [30, 30], [30, 0]]\nfirst_seat: 0.0\n"
+        "reach: 0.25\nlaunch_point: {width: 1.5, depth: 1.0}\n"
+    )
     with pytest.raises(ConfigError, match="no longer"):
         game(table=str(square), odd_table=odd(square_edge=True))
 

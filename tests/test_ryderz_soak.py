@@ -37,16 +37,24 @@ KINDS = (PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD)
 
 def game_variant(index: int) -> tuple[int, bool, str, bool]:
     """(num_players, powers, table, odd-table options on) of soak game ``index``."""
-    return (2 + index % 3, (index // 3) % 2 == 1, TABLES[(index // 6) % len(TABLES)],
-            index % 7 == 6)
+    return (
+        2 + index % 3,
+        (index // 3) % 2 == 1,
+        TABLES[(index // 6) % len(TABLES)],
+        index % 7 == 6,
+    )
 
 
 @functools.cache
 def soak_game(num_players: int, powers: bool, table: str, odd: bool) -> Game:
     flags = ("toss_start_prizms", "start_far_sides", "large_far_sides")
     # square_edge needs a table longer than wide: the long one (cut to 30 x 30)
-    return Game(num_players=num_players, powers=powers, table=table,
-                odd_table={**dict.fromkeys(flags, odd), "square_edge": odd and table == "long"})
+    return Game(
+        num_players=num_players,
+        powers=powers,
+        table=table,
+        odd_table={**dict.fromkeys(flags, odd), "square_edge": odd and table == "long"},
+    )
 
 
 def check_pieces(s: State) -> None:
@@ -55,8 +63,9 @@ def check_pieces(s: State) -> None:
         for gear in range(1, g.top_gear + 1):
             for k in KINDS:
                 on_table = sum(1 for e in p.lazer if e.gear == gear and e.kind is k)
-                assert p.supply[gear - 1][k] + on_table == g.supply[gear - 1][k], \
+                assert p.supply[gear - 1][k] + on_table == g.supply[gear - 1][k], (
                     f"seat {p.seat}: gear {gear} {k.name} not conserved"
+                )
         assert all(not e.is_launch for e in p.lazer[1:])
         for a, b in zip(p.lazer, p.lazer[1:], strict=False):
             assert b.pose == a.exit, f"seat {p.seat}: the Lazer is not a chain"
@@ -107,7 +116,8 @@ def check_no_overlap(s: State, phantom_turns: set[int]) -> None:
         overlap = shapely.difference(shapely.intersection(polys[i], polys[j]), discs)
         assert overlap.area < 1e-9, (
             f"seat {els[i].owner}'s {els[i]} overlaps seat {els[j].owner}'s {els[j]} "
-            f"outside the Prizm discs ({overlap.area:.3g} sq in)")
+            f"outside the Prizm discs ({overlap.area:.3g} sq in)"
+        )
 
 
 def play_soak_game(index: int) -> State:

@@ -16,8 +16,14 @@ def test_hybrid_space_sample_takes_the_discrete_mask_vector() -> None:
     assert picks == {2, 4}
     a = space.sample(mask)
     assert space.contains(a) and -1.0 <= float(a["x"][0]) <= 1.0
-    assert int(space.sample({"discrete": np.array([1, 0, 0, 0, 0], dtype=np.int8),
-                             "x": None})["discrete"]) == 0
+    assert (
+        int(
+            space.sample({"discrete": np.array([1, 0, 0, 0, 0], dtype=np.int8), "x": None})[
+                "discrete"
+            ]
+        )
+        == 0
+    )
 
 
 def test_masked_argmax_picks_the_best_legal_option() -> None:

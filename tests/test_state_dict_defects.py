@@ -46,8 +46,11 @@ def test_lunatix_decision_whose_contents_do_not_match_its_kind() -> None:
     # was: {"kind": "luck", "seat": 1} accepted, then KeyError 'deck' on the next action
     s = reach("lunatix", 2, at_decision("brake"))
     seat = s.decision["seat"]
-    refused(s, lambda d: d.__setitem__("decision", {"kind": "luck", "seat": seat}),
-            r"decision: a 'luck' decision has the keys")
+    refused(
+        s,
+        lambda d: d.__setitem__("decision", {"kind": "luck", "seat": seat}),
+        r"decision: a 'luck' decision has the keys",
+    )
     refused(s, lambda d: d["decision"].__setitem__("points", 3), "decision: a 'brake'")
 
 
@@ -74,8 +77,11 @@ def test_lunatix_decider_without_a_legal_action() -> None:
     # a keep_gadget decision with no gadget on offer: nothing the seat could play
     s = reach("lunatix", 2, at_decision("step"))
     seat = s.decision["seat"]
-    refused(s, lambda d: d.__setitem__("decision", {"kind": "keep_gadget", "seat": seat}),
-            "seat .* has no legal action")
+    refused(
+        s,
+        lambda d: d.__setitem__("decision", {"kind": "keep_gadget", "seat": seat}),
+        "seat .* has no legal action",
+    )
 
 
 # ------------------------------------------------------------------ Lazer Ryderz
@@ -104,19 +110,35 @@ def nested(depth: int) -> list:
 
 
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("change,match", [
-    (lambda d: d.pop("round"), "missing key 'round'"),  # was: KeyError
-    (lambda d: d.__setitem__("decision", {"kind": {"a": 1}, "seat": 0}), "decision"),  # TypeError
-    (lambda d: d.__setitem__("order", nested(100_000)), "nested deeper"),  # RecursionError
-    (lambda d: d.__setitem__("order", list(range(10**6))), "values in all"),
-    (lambda d: d.__setitem__("round", 10**5000), "integer beyond"),  # unprintable int
-    (lambda d: d.__setitem__("schema", "x" * 10**6), "characters"),
-    (lambda d: d.__setitem__("order", [float("inf")]), "finite"),
-    (lambda d: d.__setitem__("order", {1: 0}), "keys must be strings"),
-], ids=["missing-key", "dict-as-enum", "deep-nesting", "huge-list", "huge-int", "huge-string",
-        "infinity", "int-keys"])
-def test_malformed_json_is_refused_before_anything_reads_it(name: str, change: Any,
-                                                             match: str) -> None:
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda d: d.pop("round"), "missing key 'round'"),  # was: KeyError
+        (
+            lambda d: d.__setitem__("decision", {"kind": {"a": 1}, "seat": 0}),
+            "decision",
+        ),  # TypeError
+        (lambda d: d.__setitem__("order", nested(100_000)), "nested deeper"),  # RecursionError
+        (lambda d: d.__setitem__("order", list(range(10**6))), "values in all"),
+        (lambda d: d.__setitem__("round", 10**5000), "integer beyond"),  # unprintable int
+        (lambda d: d.__setitem__("schema", "x" * 10**6), "characters"),
+        (lambda d: d.__setitem__("order", [float("inf")]), "finite"),
+        (lambda d: d.__setitem__("order", {1: 0}), "keys must be strings"),
+    ],
+    ids=[
+        "missing-key",
+        "dict-as-enum",
+        "deep-nesting",
+        "huge-list",
+        "huge-int",
+        "huge-string",
+        "infinity",
+        "int-keys",
+    ],
+)
+def test_malformed_json_is_refused_before_anything_reads_it(
+    name: str, change: Any, match: str
+) -> None:
     s = reach(name, 2, lambda s: s.decision is not None)
     before = json.dumps(s.to_dict(), sort_keys=True)
     refused(s, change, match)
@@ -144,19 +166,30 @@ def test_many_small_lists_stop_at_the_container_limit(name: str) -> None:
     """Each object or list costs the walk a Python step: their number has its own limit, so
     the largest admitted input stays cheap (bench/bench_validation.py)."""
     s = reach(name, 2, lambda s: s.decision is not None)
-    refused(s, lambda d: d.__setitem__("order", [[] for _ in range(1000)]),
-            "objects and lists in all")
+    refused(
+        s, lambda d: d.__setitem__("order", [[] for _ in range(1000)]), "objects and lists in all"
+    )
 
 
-@pytest.mark.parametrize("change,match", [
-    (lambda d, seat: d.__setitem__("decision", {"kind": "pit_exit", "seat": seat}),
-     "in the pit"),
-    (lambda d, seat: d.__setitem__("decision", {"kind": "step", "seat": 1 - seat}),
-     "whose turn it is"),
-    (lambda d, seat: d.__setitem__("decision", {"kind": "card", "seats": [0, 1]}),
-     "between turns"),
-    (lambda d, seat: d.__setitem__("turn", None), "inside a turn"),
-], ids=["pit-exit-on-track", "step-of-another-seat", "card-in-a-turn", "step-without-turn"])
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (
+            lambda d, seat: d.__setitem__("decision", {"kind": "pit_exit", "seat": seat}),
+            "in the pit",
+        ),
+        (
+            lambda d, seat: d.__setitem__("decision", {"kind": "step", "seat": 1 - seat}),
+            "whose turn it is",
+        ),
+        (
+            lambda d, seat: d.__setitem__("decision", {"kind": "card", "seats": [0, 1]}),
+            "between turns",
+        ),
+        (lambda d, seat: d.__setitem__("turn", None), "inside a turn"),
+    ],
+    ids=["pit-exit-on-track", "step-of-another-seat", "card-in-a-turn", "step-without-turn"],
+)
 def test_lunatix_decision_of_another_phase(change: Any, match: str) -> None:
     # a pit_exit decision for a car on the track was accepted (it even has legal actions)
     s = reach("lunatix", 2, at_decision("step"))
@@ -169,15 +202,18 @@ def _shift_front_piece(element: dict) -> None:
 
 
 def _with_lazer(min_pieces: int) -> Callable[[Any], bool]:
-    return lambda s: s.decision is not None and any(
-        len(p.lazer) >= min_pieces for p in s.players)
+    return lambda s: s.decision is not None and any(len(p.lazer) >= min_pieces for p in s.players)
 
 
-@pytest.mark.parametrize("change,match", [
-    (lambda d, i: _shift_front_piece(d["players"][i]["lazer"][-1]), "a Lazer is a chain"),
-    (lambda d, i: d["players"][i].__setitem__("head", [0.0, 0.0, 0.0]), "the head is the exit"),
-    (lambda d, i: d["prizms"][0].__setitem__(0, 1000.0), "wholly on the table"),
-], ids=["broken-chain", "head-away", "prizm-off-table"])
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda d, i: _shift_front_piece(d["players"][i]["lazer"][-1]), "a Lazer is a chain"),
+        (lambda d, i: d["players"][i].__setitem__("head", [0.0, 0.0, 0.0]), "the head is the exit"),
+        (lambda d, i: d["prizms"][0].__setitem__(0, 1000.0), "wholly on the table"),
+    ],
+    ids=["broken-chain", "head-away", "prizm-off-table"],
+)
 def test_ryderz_geometry_is_checked(change: Any, match: str) -> None:
     # were accepted: broken Lazer chains, a head away from its front piece's exit, Prizms off
     # the table

@@ -25,8 +25,37 @@ from tabletop.errors import IllegalActionError, InvalidStateError
 
 EXAMPLES = 5 * int(os.environ.get("TABLETOP_SOAK_GAMES", "300"))
 #: replacement values: other types, edge numbers, names of kinds of both games
-VALUES = (None, True, False, 0, 1, -1, 2, 3, 7, 99, 10**6, -(10**6), 0.5, -0.5, 1e9, "x", "",
-          [], {}, [0], [0, 0], {"a": 1}, "win", "card", "luck", "die", "launch", 35, 140)
+VALUES = (
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2,
+    3,
+    7,
+    99,
+    10**6,
+    -(10**6),
+    0.5,
+    -0.5,
+    1e9,
+    "x",
+    "",
+    [],
+    {},
+    [0],
+    [0, 0],
+    {"a": 1},
+    "win",
+    "card",
+    "luck",
+    "die",
+    "launch",
+    35,
+    140,
+)
 
 
 @functools.cache
@@ -89,8 +118,13 @@ def test_mutated_states_are_refused_or_play_on(name: str) -> None:
     bases = base_states(name)
     seen = {"refused": 0, "accepted": 0}
 
-    @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.data())
     def check(data: Any) -> None:
         players, text = bases[data.draw(st.integers(0, len(bases) - 1))]
@@ -102,8 +136,10 @@ def test_mutated_states_are_refused_or_play_on(name: str) -> None:
             seen["refused"] += 1
             return
         seen["accepted"] += 1
-        assert game.state_from_dict(json.loads(json.dumps(s.to_dict(), allow_nan=False))
-                                    ).to_dict() == s.to_dict()
+        assert (
+            game.state_from_dict(json.loads(json.dumps(s.to_dict(), allow_nan=False))).to_dict()
+            == s.to_dict()
+        )
         rng = np.random.default_rng(0)
         try:
             for _ in range(20):

@@ -49,8 +49,13 @@ def test_frames_to_gif_keeps_frames_size_and_colours(tmp_path: Path) -> None:
 
 
 def test_display_detection_and_the_force_variables(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("DISPLAY", "WAYLAND_DISPLAY", "TABLETOP_FORCE_WINDOW", "LUNATIX_FORCE_WINDOW",
-                "SDL_VIDEODRIVER"):
+    for var in (
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "TABLETOP_FORCE_WINDOW",
+        "LUNATIX_FORCE_WINDOW",
+        "SDL_VIDEODRIVER",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
     assert not display_available()
@@ -66,7 +71,8 @@ def test_display_detection_and_the_force_variables(monkeypatch: pytest.MonkeyPat
 
 
 def test_the_viewer_takes_a_title_and_is_silent_when_headless(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "TABLETOP_FORCE_WINDOW", "LUNATIX_FORCE_WINDOW"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
@@ -78,7 +84,8 @@ def test_the_viewer_takes_a_title_and_is_silent_when_headless(
 
 
 def test_the_viewer_opens_a_titled_window_when_forced_by_the_variable(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     pygame = pytest.importorskip("pygame")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.setenv("TABLETOP_FORCE_WINDOW", "1")

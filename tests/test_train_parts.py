@@ -31,8 +31,15 @@ from train.vec_env import GroupedVecEnv  # noqa: E402
 
 def _model(env, trunk: int = 32) -> MaskablePPO:
     p = PPOConfig(net_arch=(16,), shared_trunk=trunk)
-    return MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, device="cpu",
-                       policy_kwargs=policy_kwargs(p))
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=16,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs(p),
+    )
 
 
 def test_shared_trunk_is_one_layer_for_pi_and_vf(tmp_path: Path) -> None:
@@ -53,8 +60,7 @@ def test_shared_trunk_is_one_layer_for_pi_and_vf(tmp_path: Path) -> None:
     loaded = MaskablePPO.load(tmp_path / "m.zip", device="cpu")
     assert isinstance(loaded.policy.features_extractor, SharedTrunk)
     mask = env.action_masks()
-    for a, b in zip(pol.state_dict().values(), loaded.policy.state_dict().values(),
-                    strict=True):
+    for a, b in zip(pol.state_dict().values(), loaded.policy.state_dict().values(), strict=True):
         assert torch.equal(a, b)
     act, _ = loaded.predict(obs, action_masks=mask, deterministic=True)
     assert act == model.predict(obs, action_masks=mask, deterministic=True)[0]
@@ -64,6 +70,7 @@ def test_shared_trunk_is_one_layer_for_pi_and_vf(tmp_path: Path) -> None:
 def _thunk(rank: int):
     def make() -> LunatixSingleAgentEnv:
         return LunatixSingleAgentEnv(num_players=4, learner_seat="random")
+
     return make
 
 
@@ -86,8 +93,7 @@ def test_grouped_vec_env_steps_like_a_dummy_vec_env() -> None:
     vec = GroupedVecEnv(fns, processes=2, start_method="fork")  # fork: a fast start
     try:
         got = _play(vec)
-        assert vec.get_attr("learner", indices=[2, 0]) == dummy.get_attr("learner",
-                                                                         indices=[2, 0])
+        assert vec.get_attr("learner", indices=[2, 0]) == dummy.get_attr("learner", indices=[2, 0])
         vec.set_attr("render_mode", "ansi", indices=[1, 2])
         assert vec.get_attr("render_mode") == [None, "ansi", "ansi"]
         masks = vec.env_method("action_masks", indices=[2])
@@ -96,8 +102,9 @@ def test_grouped_vec_env_steps_like_a_dummy_vec_env() -> None:
         vec.close()
     assert len(got) == len(ref)
     for a, b in zip(ref, got, strict=True):
-        assert np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                              equal_nan=True)
+        assert np.array_equal(
+            np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True
+        )
 
 
 def test_evaluation_games_do_not_depend_on_order_or_split() -> None:
@@ -109,8 +116,7 @@ def test_evaluation_games_do_not_depend_on_order_or_split() -> None:
         assert play_eval_games(m, cfg, 100, [1, 0], deterministic=False) == whole[::-1]
 
 
-def test_evaluation_split_over_worker_processes_equals_the_in_process_one(
-        tmp_path: Path) -> None:
+def test_evaluation_split_over_worker_processes_equals_the_in_process_one(tmp_path: Path) -> None:
     cfg = TrainConfig(name="t", num_players=2)
     model = _model(LunatixSingleAgentEnv(num_players=2), trunk=16)
     path = tmp_path / "model.zip"
@@ -127,8 +133,7 @@ def test_policy_act_picks_what_predict_picks() -> None:
     mask = env.action_masks()
     for det in (True, False):
         torch.manual_seed(7)
-        ref = [int(model.predict(obs, action_masks=mask, deterministic=det)[0])
-               for _ in range(20)]
+        ref = [int(model.predict(obs, action_masks=mask, deterministic=det)[0]) for _ in range(20)]
         torch.manual_seed(7)
         assert [act(obs, mask, det) for _ in range(20)] == ref
         assert all(mask[a] for a in ref)
@@ -154,11 +159,19 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
         "eval_games: 4\n"
         "gif: true\n"
         "gif_frames: 12\n"
-        "gif_size: 96\n")
+        "gif_size: 96\n"
+    )
     ev = main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
     run = tmp_path / "runs" / "tiny_ryderz"
-    for name in ("report.md", "eval.json", "model.zip", "policy.json", "policy.onnx",
-                 "game.gif", "learning_curve.png"):
+    for name in (
+        "report.md",
+        "eval.json",
+        "model.zip",
+        "policy.json",
+        "policy.onnx",
+        "game.gif",
+        "learning_curve.png",
+    ):
         assert (run / name).is_file(), name
     assert ev["games"] == 4 and "all_out" not in ev
     report = (run / "report.md").read_text()
@@ -176,8 +189,12 @@ def test_tiny_ryderz_training_runs_end_to_end(tmp_path: Path) -> None:
 
 
 def test_evaluation_leaves_out_training_only_env_options() -> None:
-    cfg = TrainConfig(name="t", game="ryderz", num_players=2,
-                      env_options={"action_mode": "discrete", "max_rounds": 5})
+    cfg = TrainConfig(
+        name="t",
+        game="ryderz",
+        num_players=2,
+        env_options={"action_mode": "discrete", "max_rounds": 5},
+    )
     env = make_eval_env(cfg)
     assert env.game.rules.round_limit == 60 and env.learner == 0
     with pytest.raises(ValueError, match="game"):

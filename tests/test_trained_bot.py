@@ -70,13 +70,16 @@ def test_ship_writes_a_policy_folder_without_a_checkpoint(tmp_path) -> None:
     run = tmp_path / "run"
     run.mkdir()
     env = registry.get("ryderz").single_agent_env(num_players=2, **cfg.env_options)
-    MaskablePPO("MlpPolicy", env, seed=0, device="cpu",
-                policy_kwargs={"net_arch": [8]}).save(run / "model.zip")
+    MaskablePPO("MlpPolicy", env, seed=0, device="cpu", policy_kwargs={"net_arch": [8]}).save(
+        run / "model.zip"
+    )
     write_policy_json(run, policy_meta(cfg))
     export_run(run, observations=50)
     folder = ship(run, mode="sampled", dest=tmp_path / "shipped")
     assert folder.name == "ryderz_2p" and sorted(p.name for p in folder.iterdir()) == [
-        "policy.json", "policy.onnx"]
+        "policy.json",
+        "policy.onnx",
+    ]
     bot = PolicyBot.load(folder)
     assert bot.meta.model == "" and bot.meta.mode == "sampled"
     assert type(bot.model).__name__ == "OnnxPolicy"

@@ -26,8 +26,10 @@ def test_lunatix_moves_map_exactly() -> None:
     for state, seat in positions("lunatix", 60, seed=4):
         move = bot.act(state, seat)
         legal = adapter.legal_ints(state, seat)
-        assert adapter.decode_action(state, seat, adapter.nearest_index(state, seat, move,
-                                                                         legal)) == move
+        assert (
+            adapter.decode_action(state, seat, adapter.nearest_index(state, seat, move, legal))
+            == move
+        )
 
 
 def test_an_off_grid_launch_maps_to_the_nearest_launch_point_of_its_gear() -> None:
@@ -35,25 +37,29 @@ def test_an_off_grid_launch_maps_to_the_nearest_launch_point_of_its_gear() -> No
     state = registry.get("ryderz").game(num_players=2).new_initial_state(0)
     seat = state.current_players()[0]
     legal = adapter.legal_ints(state, seat)
-    launches = [i for i in legal if adapter.decode_action(state, seat, i).kind
-                is ActionKind.LAUNCH]
+    launches = [i for i in legal if adapter.decode_action(state, seat, i).kind is ActionKind.LAUNCH]
     assert launches, "the first decision of a game is a launch"
     for gear in (1, 2):
         for x in (-0.93, -0.31, 0.0, 0.47, 0.99):
             move = Action.launch(gear, x)
-            got = adapter.decode_action(state, seat, adapter.nearest_index(state, seat, move,
-                                                                           legal))
+            got = adapter.decode_action(
+                state, seat, adapter.nearest_index(state, seat, move, legal)
+            )
             assert got.kind is ActionKind.LAUNCH and got.arg == gear
-            nearest = min(abs(adapter.decode_action(state, seat, i).x - x) for i in launches
-                          if adapter.decode_action(state, seat, i).arg == gear)
+            nearest = min(
+                abs(adapter.decode_action(state, seat, i).x - x)
+                for i in launches
+                if adapter.decode_action(state, seat, i).arg == gear
+            )
             assert abs(got.x - x) == pytest.approx(nearest)
     with pytest.raises(ValueError, match="no legal env action"):
         adapter.nearest_index(state, seat, Action(ActionKind.SHERIFF, 0), legal)
 
 
 def test_cloning_raises_the_agreement_with_the_teacher() -> None:
-    cfg = TrainConfig(name="w", game="ryderz", num_players=2, env_options=RYDERZ_OPTIONS,
-                      shaping={"prizms": 0.5})
+    cfg = TrainConfig(
+        name="w", game="ryderz", num_players=2, env_options=RYDERZ_OPTIONS, shaping={"prizms": 0.5}
+    )
     ws = WarmStartConfig(games=20, epochs=8, opponents=("random",))
     demos = collect(cfg, ws)
     assert demos.games == 20 and len(demos.actions) == len(demos.obs) == len(demos.returns)
@@ -61,8 +67,9 @@ def test_cloning_raises_the_agreement_with_the_teacher() -> None:
     assert set(np.unique(demos.game)) == set(range(20))
     assert demos.wins >= 10  # the mapped heuristic still beats a random player
     env = registry.get("ryderz").single_agent_env(num_players=2, **RYDERZ_OPTIONS)
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [64, 64]})
+    model = MaskablePPO(
+        "MlpPolicy", env, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]}
+    )
     figures = clone(model, demos, ws)
     assert figures["held_out"] > 0
     assert figures["agreement_after"] > figures["agreement_before"] + 0.2
@@ -73,10 +80,15 @@ def test_cloning_raises_the_agreement_with_the_teacher() -> None:
     assert np.array_equal(again.obs, demos.obs)
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"teacher": "nobody"}, "unknown bot"), ({"opponents": ()}, "at least one"),
-    ({"games": 1}, "games >= 2"), ({"learning_rate": 0.0}, "learning_rate"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"teacher": "nobody"}, "unknown bot"),
+        ({"opponents": ()}, "at least one"),
+        ({"games": 1}, "games >= 2"),
+        ({"learning_rate": 0.0}, "learning_rate"),
+    ],
+)
 def test_warm_start_configs_are_validated(kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         WarmStartConfig(**kw)
@@ -85,12 +97,16 @@ def test_warm_start_configs_are_validated(kw: dict, message: str) -> None:
 def test_dagger_rounds_add_the_states_the_cloned_policy_reaches() -> None:
     from train.warmstart import warm_start
 
-    cfg = TrainConfig(name="w", game="lunatix", num_players=2,
-                      warm_start=WarmStartConfig(games=10, epochs=2, opponents=("random",),
-                                                 dagger_rounds=2, dagger_games=5))
+    cfg = TrainConfig(
+        name="w",
+        game="lunatix",
+        num_players=2,
+        warm_start=WarmStartConfig(
+            games=10, epochs=2, opponents=("random",), dagger_rounds=2, dagger_games=5
+        ),
+    )
     env = registry.get("lunatix").single_agent_env(num_players=2)
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [32]})
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", policy_kwargs={"net_arch": [32]})
     first = collect(cfg, cfg.warm_start)
     figures = warm_start(model, cfg)
     rounds = figures["dagger"]

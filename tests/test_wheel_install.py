@@ -68,8 +68,13 @@ SCRIPT = textwrap.dedent("""
 
 def _tree_files() -> list[str]:
     """The files a clean clone would have (tracked, and new files git does not ignore)."""
-    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return [f for f in out.splitlines() if (ROOT / f).is_file()]
 
 
@@ -85,21 +90,52 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         (src / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, src / f)
     dist = tmp / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "--no-index", "-w", str(dist), str(src)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(dist),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(dist.glob("*.whl"))
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q",
-                    "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     # the dependencies come from this interpreter's site-packages: a path line in a .pth
     # file adds the folder without running its .pth files (so not this checkout's editable
     # install)
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                           "['purelib'])"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return py, wheel
 
@@ -109,21 +145,26 @@ def test_wheel_ships_every_config_file(installed: tuple[Path, Path]) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     configs = [f for f in _tree_files() if f.startswith("configs/") and f.endswith(".yaml")]
     assert configs
-    missing = [f for f in configs if "tabletop_configs/" + f[len("configs/"):] not in names]
+    missing = [f for f in configs if "tabletop_configs/" + f[len("configs/") :] not in names]
     assert not missing, f"configs left out of the wheel: {missing}"
-    shipped = [f for f in _tree_files() if f.startswith("agents/trained/")
-               and f.endswith((".onnx", ".json"))]
+    shipped = [
+        f
+        for f in _tree_files()
+        if f.startswith("agents/trained/") and f.endswith((".onnx", ".json"))
+    ]
     assert shipped, "no shipped trained policy in the tree"
     missing = [f for f in shipped if f not in names]
     assert not missing, f"shipped policies left out of the wheel: {missing}"
 
 
 def test_installed_wheel_plays_every_game_outside_the_checkout(
-        installed: tuple[Path, Path], tmp_path: Path) -> None:
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
     py, _ = installed
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    done = subprocess.run([str(py), "-c", SCRIPT], cwd=tmp_path, capture_output=True,
-                          text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [str(py), "-c", SCRIPT], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["outside"], result["where"]

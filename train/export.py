@@ -66,10 +66,16 @@ def export_onnx(model: Any, path: str | Path) -> Path:
         # still supported in the pinned torch) exports these MLPs exactly
         warnings.simplefilter("ignore", DeprecationWarning)
         with torch.no_grad():
-            torch.onnx.export(net, (dummy,), str(path), input_names=[INPUT],
-                              output_names=["logits", "value"], opset_version=OPSET,
-                              dynamic_axes={INPUT: {0: "batch"}, "logits": {0: "batch"},
-                                            "value": {0: "batch"}}, dynamo=False)
+            torch.onnx.export(
+                net,
+                (dummy,),
+                str(path),
+                input_names=[INPUT],
+                output_names=["logits", "value"],
+                opset_version=OPSET,
+                dynamic_axes={INPUT: {0: "batch"}, "logits": {0: "batch"}, "value": {0: "batch"}},
+                dynamo=False,
+            )
     return path
 
 
@@ -88,8 +94,10 @@ class Parity:
     def ok(self) -> bool:
         """The same argmax everywhere and logits within ``LOGIT_TOLERANCE`` times
         ``max(1, logit_scale)``."""
-        return (self.argmax_equal == self.observations
-                and self.max_logit_diff <= LOGIT_TOLERANCE * max(1.0, self.logit_scale))
+        return (
+            self.argmax_equal == self.observations
+            and self.max_logit_diff <= LOGIT_TOLERANCE * max(1.0, self.logit_scale)
+        )
 
 
 def torch_outputs(model: Any, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,11 +113,13 @@ def parity(model: Any, path: str | Path, observations: np.ndarray) -> Parity:
     obs = np.asarray(observations, dtype=np.float32)
     want_l, want_v = torch_outputs(model, obs)
     got_l, got_v = OnnxPolicy(path).run(obs, ("logits", "value"))
-    return Parity(observations=len(obs),
-                  argmax_equal=int((want_l.argmax(1) == got_l.argmax(1)).sum()),
-                  max_logit_diff=float(np.abs(want_l - got_l).max()),
-                  max_value_diff=float(np.abs(want_v - got_v).max()),
-                  logit_scale=float(np.abs(want_l).max()))
+    return Parity(
+        observations=len(obs),
+        argmax_equal=int((want_l.argmax(1) == got_l.argmax(1)).sum()),
+        max_logit_diff=float(np.abs(want_l - got_l).max()),
+        max_value_diff=float(np.abs(want_v - got_v).max()),
+        logit_scale=float(np.abs(want_l).max()),
+    )
 
 
 def sample_observations(env: Any, n: int, seed: int) -> np.ndarray:
@@ -127,8 +137,9 @@ def sample_observations(env: Any, n: int, seed: int) -> np.ndarray:
     return np.stack(out)
 
 
-def export_checked(model: Any, run_dir: str | Path, env: Any, observations: int = 1000,
-                   seed: int = 0) -> Parity:
+def export_checked(
+    model: Any, run_dir: str | Path, env: Any, observations: int = 1000, seed: int = 0
+) -> Parity:
     """Export ``model`` to ``run_dir/policy.onnx`` and check parity on ``observations``
     positions of seeded random play in the single-agent ``env``; ``ValueError`` (the file
     removed) when it fails."""
@@ -155,8 +166,7 @@ def export_run(run_dir: str | Path, observations: int = 1000, seed: int = 0) -> 
     if not meta.model:
         raise ValueError(f"{run_dir}: policy.json names no model.zip to export")
     model = MaskablePPO.load(str(run_dir / meta.model), device="cpu")
-    env = registry.get(meta.game).single_agent_env(num_players=meta.num_players,
-                                                   **meta.env_options)
+    env = registry.get(meta.game).single_agent_env(num_players=meta.num_players, **meta.env_options)
     check = export_checked(model, run_dir, env, observations, seed)
     write_policy_json(run_dir, replace(meta, onnx=ONNX_FILE))
     return check

@@ -65,8 +65,9 @@ class LeagueConfig:
     #: the ``latest`` entry draws among this many newest snapshots
     latest: int = 5
     #: entry -> weight (``latest``, ``prioritized``, ``random``, ``heuristic``, ``mcts``)
-    mixture: dict[str, float] = field(default_factory=lambda: {
-        "latest": 0.5, "heuristic": 0.3, "random": 0.2})
+    mixture: dict[str, float] = field(
+        default_factory=lambda: {"latest": 0.5, "heuristic": 0.3, "random": 0.2}
+    )
     #: exponent of the PFSP weight ``(1 - score) ** pfsp_power``
     pfsp_power: float = 2.0
     #: how snapshots play: ``sampled`` (from their masked distribution) or ``greedy``
@@ -177,7 +178,8 @@ class League:
         pol = self._sessions.get(sid)
         if pol is None:
             pol = self._sessions[sid] = OnnxPolicy(
-                self.snapshot_dir(sid) / ONNX_FILE, greedy=self.cfg.snapshot_mode == "greedy")
+                self.snapshot_dir(sid) / ONNX_FILE, greedy=self.cfg.snapshot_mode == "greedy"
+            )
         return pol
 
     # -- the draw
@@ -196,8 +198,7 @@ class League:
     def pfsp_weights(self) -> tuple[list[str], np.ndarray]:
         """PFSP weights over every member (normalised; uniform if all are zero)."""
         ids = self.members()
-        w = np.array([(1.0 - self.records[i].pfsp_score()) ** self.cfg.pfsp_power
-                      for i in ids])
+        w = np.array([(1.0 - self.records[i].pfsp_score()) ** self.cfg.pfsp_power for i in ids])
         if w.sum() <= 0:
             w = np.ones(len(ids))
         return ids, w / w.sum()
@@ -209,7 +210,7 @@ class League:
         for _ in range(seats):
             entry = names[int(rng.choice(len(names), p=p))]
             if entry == "latest":
-                pool = self.snapshots[-self.cfg.latest:]
+                pool = self.snapshots[-self.cfg.latest :]
                 out.append(pool[int(rng.integers(len(pool)))])
             elif entry == "prioritized":
                 ids, w = self.pfsp_weights()
@@ -228,8 +229,11 @@ class League:
     # -- persistence (checkpoints)
     def to_json(self) -> dict[str, Any]:
         """The league's state: snapshots, when they were taken, the records."""
-        return {"snapshots": self.snapshots, "taken_at": self.taken_at,
-                "records": {k: [r.games, r.score] for k, r in self.records.items()}}
+        return {
+            "snapshots": self.snapshots,
+            "taken_at": self.taken_at,
+            "records": {k: [r.games, r.score] for k, r in self.records.items()},
+        }
 
     def save(self) -> None:
         """Write ``league.json``."""
@@ -303,8 +307,9 @@ class LeagueOpponents:
     Fixed bots are built once per env (a bot keeps per-game state); every opponent's
     decisions are timed on ``clock``."""
 
-    def __init__(self, league: League, game: str, seats: int, seed: int,
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self, league: League, game: str, seats: int, seed: int, clock: Clock | None = None
+    ) -> None:
         self.league = league
         self.game = game
         self.seats = seats
@@ -322,7 +327,8 @@ class LeagueOpponents:
         bot = self._bots.get(member)
         if bot is None:
             bot = self._bots[member] = _TimedBot(
-                make_bot(member, self.game, seed=self.seed), self.clock)
+                make_bot(member, self.game, seed=self.seed), self.clock
+            )
         return bot
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:

@@ -42,8 +42,15 @@ from agents.onnx_policy import INPUT, OnnxPolicy
 from tabletop.env_rllib import MASK_KEY, OBS_KEY
 from train.export import LOGIT_TOLERANCE, OPSET, Parity
 
-__all__ = ["MASK_LOGIT", "MaskedMLPModule", "ModuleConfig", "export_onnx", "module_spec",
-           "parity", "torch_outputs"]
+__all__ = [
+    "MASK_LOGIT",
+    "MaskedMLPModule",
+    "ModuleConfig",
+    "export_onnx",
+    "module_spec",
+    "parity",
+    "torch_outputs",
+]
 
 #: the logit of an action the mask forbids
 MASK_LOGIT = -1e9
@@ -62,8 +69,9 @@ class ModuleConfig:
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation {self.activation!r} is not one of "
-                             f"{', '.join(ACTIVATIONS)}")
+            raise ValueError(
+                f"activation {self.activation!r} is not one of {', '.join(ACTIVATIONS)}"
+            )
         if not self.hiddens or any(int(h) < 1 for h in self.hiddens):
             raise ValueError(f"hiddens must be positive layer sizes, got {self.hiddens}")
 
@@ -75,16 +83,19 @@ class ModuleConfig:
         unknown = sorted(set(data) - {"hiddens", "activation"} - _RLLIB_MODEL_KEYS)
         if unknown:
             raise ValueError(f"model_config keys {unknown} unknown; known: hiddens, activation")
-        return cls(hiddens=tuple(int(h) for h in data.get("hiddens", cls.hiddens)),
-                   activation=str(data.get("activation", cls.activation)))
+        return cls(
+            hiddens=tuple(int(h) for h in data.get("hiddens", cls.hiddens)),
+            activation=str(data.get("activation", cls.activation)),
+        )
 
     def to_model_config(self) -> dict[str, Any]:
         """As an RLModuleSpec's ``model_config``."""
         return {"hiddens": list(self.hiddens), "activation": self.activation}
 
 
-def _mlp(inputs: int, hiddens: Sequence[int], outputs: int, activation: str,
-         out_gain: float) -> nn.Sequential:
+def _mlp(
+    inputs: int, hiddens: Sequence[int], outputs: int, activation: str, out_gain: float
+) -> nn.Sequential:
     """An MLP with orthogonal initialisation (hidden gain sqrt(2), output ``out_gain``)."""
     layers: list[nn.Module] = []
     size = inputs
@@ -116,8 +127,10 @@ def _layout(action_space: gym.Space, n: int) -> tuple[_Layout, Any]:
     """The actor's output layout and the action distribution class for ``action_space``."""
     if isinstance(action_space, gym.spaces.Discrete):
         if int(action_space.n) != n:
-            raise ValueError(f"the action mask has {n} entries, the action space "
-                             f"{action_space} has {action_space.n} actions")
+            raise ValueError(
+                f"the action mask has {n} entries, the action space "
+                f"{action_space} has {action_space.n} actions"
+            )
         return _Layout(size=n, lo=0, n=n), TorchCategorical
     if isinstance(action_space, gym.spaces.Dict):
         offset, lo, mean, discrete = 0, None, None, 0
@@ -136,8 +149,10 @@ def _layout(action_space: gym.Space, n: int) -> tuple[_Layout, Any]:
         if lo is not None and discrete == 1:
             dist = Catalog._get_dist_cls_from_action_space(action_space, framework="torch")
             return _Layout(size=offset, lo=lo, n=n, mean=mean), dist
-    raise ValueError(f"MaskedMLPModule supports Discrete({n}) and Dict(one Discrete({n}) and "
-                     f"at most one 1-D Box) action spaces, not {action_space}")
+    raise ValueError(
+        f"MaskedMLPModule supports Discrete({n}) and Dict(one Discrete({n}) and "
+        f"at most one 1-D Box) action spaces, not {action_space}"
+    )
 
 
 class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
@@ -149,8 +164,10 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
         """Build the actor and critic for the observation and action spaces."""
         space = self.observation_space
         if not isinstance(space, gym.spaces.Dict) or set(space.spaces) != {OBS_KEY, MASK_KEY}:
-            raise ValueError(f"MaskedMLPModule needs Dict({{'{OBS_KEY}': Box, '{MASK_KEY}': "
-                             f"Box}}) observations (tabletop.env_rllib), got {space}")
+            raise ValueError(
+                f"MaskedMLPModule needs Dict({{'{OBS_KEY}': Box, '{MASK_KEY}': "
+                f"Box}}) observations (tabletop.env_rllib), got {space}"
+            )
         cfg = ModuleConfig.from_model_config(self.model_config)
         self.obs_size = int(np.prod(space[OBS_KEY].shape))
         n = int(space[MASK_KEY].shape[0])
@@ -168,11 +185,12 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
         out = self.pi(self._flat_obs(batch))
         mask = batch[Columns.OBS][MASK_KEY] > 0.5
         lo, n = self.layout.lo, self.layout.n
-        logits = torch.where(mask, out[:, lo:lo + n], torch.full_like(out[:, lo:lo + n],
-                                                                      MASK_LOGIT))
+        logits = torch.where(
+            mask, out[:, lo : lo + n], torch.full_like(out[:, lo : lo + n], MASK_LOGIT)
+        )
         if self.layout.size == n:
             return logits
-        return torch.cat([out[:, :lo], logits, out[:, lo + n:]], dim=-1)
+        return torch.cat([out[:, :lo], logits, out[:, lo + n :]], dim=-1)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Masked action-distribution inputs (exploration and inference)."""
@@ -206,17 +224,20 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
         lo, n = self.layout.lo, self.layout.n
         value = self.vf(obs)
         if self.layout.mean is None:
-            return out[:, lo:lo + n], value
+            return out[:, lo : lo + n], value
         a, b = self.layout.mean
-        return out[:, lo:lo + n], value, out[:, a:b]
+        return out[:, lo : lo + n], value, out[:, a:b]
 
 
-def module_spec(config: ModuleConfig | None = None,
-                module_class: type | None = None) -> RLModuleSpec:
+def module_spec(
+    config: ModuleConfig | None = None, module_class: type | None = None
+) -> RLModuleSpec:
     """The ``RLModuleSpec`` of a :class:`MaskedMLPModule` (or a subclass, ``module_class``;
     spaces filled in by RLlib)."""
-    return RLModuleSpec(module_class=module_class or MaskedMLPModule,
-                        model_config=(config or ModuleConfig()).to_model_config())
+    return RLModuleSpec(
+        module_class=module_class or MaskedMLPModule,
+        model_config=(config or ModuleConfig()).to_model_config(),
+    )
 
 
 class _Exported(nn.Module):
@@ -246,10 +267,16 @@ def export_onnx(module: MaskedMLPModule, path: str | Path) -> Path:
         # the TorchScript exporter, as train.export (torch 2.13's default needs onnxscript)
         warnings.simplefilter("ignore", DeprecationWarning)
         with torch.no_grad():
-            torch.onnx.export(net, (dummy,), str(path), input_names=[INPUT],
-                              output_names=names, opset_version=OPSET,
-                              dynamic_axes={k: {0: "batch"} for k in [INPUT, *names]},
-                              dynamo=False)
+            torch.onnx.export(
+                net,
+                (dummy,),
+                str(path),
+                input_names=[INPUT],
+                output_names=names,
+                opset_version=OPSET,
+                dynamic_axes={k: {0: "batch"} for k in [INPUT, *names]},
+                dynamo=False,
+            )
     return path
 
 
@@ -276,9 +303,12 @@ def parity(module: MaskedMLPModule, path: str | Path, observations: np.ndarray) 
     rows = np.arange(len(obs))
     picks, onnx_picks = want[0].argmax(1), got[0].argmax(1)
     tied = np.abs(want[0][rows, picks] - want[0][rows, onnx_picks]) <= (
-        LOGIT_TOLERANCE * max(1.0, scale))
-    return Parity(observations=len(obs),
-                  argmax_equal=int(((picks == onnx_picks) | tied).sum()),
-                  max_logit_diff=logit_diff,
-                  max_value_diff=float(np.abs(want[1] - got[1]).max()),
-                  logit_scale=scale)
+        LOGIT_TOLERANCE * max(1.0, scale)
+    )
+    return Parity(
+        observations=len(obs),
+        argmax_equal=int(((picks == onnx_picks) | tied).sum()),
+        max_logit_diff=logit_diff,
+        max_value_diff=float(np.abs(want[1] - got[1]).max()),
+        logit_scale=scale,
+    )

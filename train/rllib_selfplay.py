@@ -126,21 +126,28 @@ class SelfPlayConfig:
         checks = [
             (self.iterations >= 0, "iterations must be >= 0"),
             (self.num_players >= 2, "num_players must be >= 2"),
-            (self.env_runners >= 0 and self.learners >= 0, "env_runners and learners must "
-             "be >= 0"),
+            (self.env_runners >= 0 and self.learners >= 0, "env_runners and learners must be >= 0"),
             (self.envs_per_runner >= 1, "envs_per_runner must be >= 1"),
             (self.train_batch >= self.minibatch >= 1, "need train_batch >= minibatch >= 1"),
             (self.epochs >= 1, "epochs must be >= 1"),
-            (self.snapshot_every >= 1 and self.max_snapshots >= 1,
-             "snapshot_every and max_snapshots must be >= 1"),
+            (
+                self.snapshot_every >= 1 and self.max_snapshots >= 1,
+                "snapshot_every and max_snapshots must be >= 1",
+            ),
             (self.checkpoint_every >= 1, "checkpoint_every must be >= 1"),
-            (self.eval_games >= 0 and self.parity_observations >= 1,
-             "eval_games must be >= 0, parity_observations >= 1"),
-            ("num_players" not in self.env_options and "game" not in self.env_options,
-             "num_players and game are fields of their own, not env options"),
-            (self.address != "local" or self.num_cpus >= self.env_runners + self.learners,
-             f"a local Ray of {self.num_cpus} CPUs cannot hold {self.env_runners} env runners "
-             f"and {self.learners} learners (one CPU each): raise --num-cpus or lower them"),
+            (
+                self.eval_games >= 0 and self.parity_observations >= 1,
+                "eval_games must be >= 0, parity_observations >= 1",
+            ),
+            (
+                "num_players" not in self.env_options and "game" not in self.env_options,
+                "num_players and game are fields of their own, not env options",
+            ),
+            (
+                self.address != "local" or self.num_cpus >= self.env_runners + self.learners,
+                f"a local Ray of {self.num_cpus} CPUs cannot hold {self.env_runners} env runners "
+                f"and {self.learners} learners (one CPU each): raise --num-cpus or lower them",
+            ),
         ]
         for ok, message in checks:
             if not ok:
@@ -176,8 +183,9 @@ def eval_options(cfg: SelfPlayConfig) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- ray
-def connect_ray(address: str = "local", num_cpus: int = 2, attempts: int = 3,
-                wait_s: float = 5.0) -> bool:
+def connect_ray(
+    address: str = "local", num_cpus: int = 2, attempts: int = 3, wait_s: float = 5.0
+) -> bool:
     """``ray.init``: a fresh local instance (``address="local"``, ``num_cpus``, no
     dashboard) or the cluster at ``address`` (``"auto"``: the running one). Retries the
     start (the raylet can time out on a loaded machine). Returns whether it started Ray
@@ -188,19 +196,31 @@ def connect_ray(address: str = "local", num_cpus: int = 2, attempts: int = 3,
     for attempt in range(attempts):
         try:
             if address == "local":
-                ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
-                         object_store_memory=256 * 1024 * 1024,
-                         configure_logging=True, logging_level="warning")
+                ray.init(
+                    address="local",
+                    num_cpus=num_cpus,
+                    include_dashboard=False,
+                    object_store_memory=256 * 1024 * 1024,
+                    configure_logging=True,
+                    logging_level="warning",
+                )
             else:  # the job's workers hash strings as this process does (see the module)
-                ray.init(address=address, logging_level="warning", runtime_env={
-                    "env_vars": {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}})
+                ray.init(
+                    address=address,
+                    logging_level="warning",
+                    runtime_env={
+                        "env_vars": {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
+                    },
+                )
             return True
         except Exception as exc:  # ray raises untyped errors (timeouts, connection)
             last = exc
             ray.shutdown()
             time.sleep(wait_s * (attempt + 1))
-    raise RuntimeError(f"ray.init(address={address!r}) failed {attempts} times; last error: "
-                       f"{type(last).__name__}: {last}")
+    raise RuntimeError(
+        f"ray.init(address={address!r}) failed {attempts} times; last error: "
+        f"{type(last).__name__}: {last}"
+    )
 
 
 # ---------------------------------------------------------------------- self-play mapping
@@ -214,8 +234,7 @@ class SeatMapping:
     different lineups. An episode's lineup is kept until it is forgotten
     (:data:`LINEUP_CACHE` episodes later)."""
 
-    def __init__(self, seed: int, pool: Sequence[str], num_players: int,
-                 version: int = 0) -> None:
+    def __init__(self, seed: int, pool: Sequence[str], num_players: int, version: int = 0) -> None:
         if not pool:
             raise ValueError("the snapshot pool is empty")
         self.seed = int(seed)
@@ -234,11 +253,14 @@ class SeatMapping:
         """A new lineup: agent -> module id."""
         if self._rng is None:
             self._rng = np.random.default_rng(
-                [self.seed, self.version, int(np.random.randint(2**31))])
+                [self.seed, self.version, int(np.random.randint(2**31))]
+            )
         rng = self._rng
         learner = int(rng.integers(self.num_players))
-        return {f"player_{s}": MAIN if s == learner else
-                self.pool[int(rng.integers(len(self.pool)))] for s in range(self.num_players)}
+        return {
+            f"player_{s}": MAIN if s == learner else self.pool[int(rng.integers(len(self.pool)))]
+            for s in range(self.num_players)
+        }
 
     def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
         key = str(getattr(episode, "id_", id(episode)))
@@ -295,8 +317,12 @@ def spaces_of(cfg: SelfPlayConfig) -> tuple[Any, Any]:
     return spaces
 
 
-def build_config(cfg: SelfPlayConfig, pool: Sequence[str] = (f"{SNAPSHOT_PREFIX}0",),
-                 version: int = 0, module_class: type | None = None) -> Any:
+def build_config(
+    cfg: SelfPlayConfig,
+    pool: Sequence[str] = (f"{SNAPSHOT_PREFIX}0",),
+    version: int = 0,
+    module_class: type | None = None,
+) -> Any:
     """The ``PPOConfig`` of a run: the adapter's envs, ``main`` and the ``pool``'s
     snapshots (all :class:`~train.rllib_module.MaskedMLPModule`, or ``module_class``), only
     ``main`` trained."""
@@ -306,18 +332,28 @@ def build_config(cfg: SelfPlayConfig, pool: Sequence[str] = (f"{SNAPSHOT_PREFIX}
         PPOConfig()
         .environment(RLlibMultiAgentEnv, env_config=env_config(cfg))
         .framework("torch")
-        .env_runners(num_env_runners=cfg.env_runners,
-                     num_envs_per_env_runner=cfg.envs_per_runner,
-                     num_cpus_per_env_runner=1)
+        .env_runners(
+            num_env_runners=cfg.env_runners,
+            num_envs_per_env_runner=cfg.envs_per_runner,
+            num_cpus_per_env_runner=1,
+        )
         .learners(num_learners=cfg.learners, learner_class=SelfPlayLearner)
-        .training(train_batch_size_per_learner=cfg.train_batch, minibatch_size=cfg.minibatch,
-                  num_epochs=cfg.epochs, lr=cfg.lr, gamma=cfg.gamma, lambda_=cfg.lambda_,
-                  clip_param=cfg.clip, entropy_coeff=cfg.entropy)
-        .multi_agent(policies=modules,
-                     policy_mapping_fn=SeatMapping(cfg.seed, pool, cfg.num_players, version),
-                     policies_to_train=[MAIN])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={m: spec for m in modules}))
+        .training(
+            train_batch_size_per_learner=cfg.train_batch,
+            minibatch_size=cfg.minibatch,
+            num_epochs=cfg.epochs,
+            lr=cfg.lr,
+            gamma=cfg.gamma,
+            lambda_=cfg.lambda_,
+            clip_param=cfg.clip,
+            entropy_coeff=cfg.entropy,
+        )
+        .multi_agent(
+            policies=modules,
+            policy_mapping_fn=SeatMapping(cfg.seed, pool, cfg.num_players, version),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
         .callbacks(on_environment_created=_set_torch_threads(cfg.torch_threads))
         .debugging(seed=cfg.seed, log_level="WARN")
     )
@@ -337,9 +373,11 @@ def set_module_state(algo: Any, module_id: str, state: dict[str, Any]) -> None:
 def local_module(cfg: SelfPlayConfig, state: dict[str, Any]) -> Any:
     """A :class:`~train.rllib_module.MaskedMLPModule` in this process with ``state``."""
     obs_space, act_space = spaces_of(cfg)
-    module = MaskedMLPModule(observation_space=obs_space, action_space=act_space,
-                             model_config=ModuleConfig(hiddens=tuple(cfg.hiddens))
-                             .to_model_config())
+    module = MaskedMLPModule(
+        observation_space=obs_space,
+        action_space=act_space,
+        model_config=ModuleConfig(hiddens=tuple(cfg.hiddens)).to_model_config(),
+    )
     module.set_state(state)
     return module.eval()
 
@@ -365,14 +403,20 @@ def add_snapshot(algo: Any, cfg: SelfPlayConfig, pool: Pool, iteration: int) -> 
         pool.ids.append(mid)
         pool.version += 1
         obs_space, act_space = spaces_of(cfg)
-        spec = RLModuleSpec(module_class=MaskedMLPModule, observation_space=obs_space,
-                            action_space=act_space,
-                            model_config=ModuleConfig(hiddens=tuple(cfg.hiddens))
-                            .to_model_config())
-        algo.add_module(module_id=mid, module_spec=spec,
-                        new_agent_to_module_mapping_fn=SeatMapping(
-                            cfg.seed, pool.ids, cfg.num_players, pool.version),
-                        new_should_module_be_updated=[MAIN])
+        spec = RLModuleSpec(
+            module_class=MaskedMLPModule,
+            observation_space=obs_space,
+            action_space=act_space,
+            model_config=ModuleConfig(hiddens=tuple(cfg.hiddens)).to_model_config(),
+        )
+        algo.add_module(
+            module_id=mid,
+            module_spec=spec,
+            new_agent_to_module_mapping_fn=SeatMapping(
+                cfg.seed, pool.ids, cfg.num_players, pool.version
+            ),
+            new_should_module_be_updated=[MAIN],
+        )
     else:
         mid = pool.ids[pool.next_slot]
         pool.next_slot = (pool.next_slot + 1) % len(pool.ids)
@@ -391,14 +435,18 @@ def iteration_row(result: dict[str, Any], iteration: int, seconds: float) -> dic
         return None if x is None or not np.isfinite(float(x)) else float(x)
 
     steps = int(num(runners.get("num_env_steps_sampled")) or 0)
-    return {"iteration": iteration, "env_steps": steps, "seconds": seconds,
-            "steps_per_second": steps / seconds if seconds > 0 else 0.0,
-            "episodes": int(num(runners.get("num_episodes")) or 0),
-            "main_return_mean": num(returns.get(MAIN)),
-            "episode_len_mean": num(runners.get("episode_len_mean")),
-            "policy_loss": num(learner.get("policy_loss")),
-            "vf_loss": num(learner.get("vf_loss")),
-            "entropy": num(learner.get("entropy"))}
+    return {
+        "iteration": iteration,
+        "env_steps": steps,
+        "seconds": seconds,
+        "steps_per_second": steps / seconds if seconds > 0 else 0.0,
+        "episodes": int(num(runners.get("num_episodes")) or 0),
+        "main_return_mean": num(returns.get(MAIN)),
+        "episode_len_mean": num(runners.get("episode_len_mean")),
+        "policy_loss": num(learner.get("policy_loss")),
+        "vf_loss": num(learner.get("vf_loss")),
+        "entropy": num(learner.get("entropy")),
+    }
 
 
 # ---------------------------------------------------------------------- export, evaluation
@@ -431,18 +479,30 @@ def export_policy(cfg: SelfPlayConfig, state: dict[str, Any], out: Path) -> dict
     entry = registry.get(cfg.game)
     options = eval_options(cfg)
     adapter = entry.envs().make_adapter(num_players=cfg.num_players, **options)
-    meta = PolicyMeta(game=entry.name, env_id=entry.env_id, env_name=entry.env_name,
-                      num_players=cfg.num_players, env_options=options,
-                      rules=adapter.game.config_dict(), mode="greedy",
-                      algorithm="RLlib-PPO", model="", onnx=ONNX_FILE)
+    meta = PolicyMeta(
+        game=entry.name,
+        env_id=entry.env_id,
+        env_name=entry.env_name,
+        num_players=cfg.num_players,
+        env_options=options,
+        rules=adapter.game.config_dict(),
+        mode="greedy",
+        algorithm="RLlib-PPO",
+        model="",
+        onnx=ONNX_FILE,
+    )
     write_policy_json(out, meta)
     sampled = out / "sampled"
     sampled.mkdir(exist_ok=True)
     shutil.copyfile(path, sampled / ONNX_FILE)
     write_policy_json(sampled, replace(meta, mode="sampled"))
-    return {"observations": check.observations, "argmax_equal": check.argmax_equal,
-            "max_logit_diff": check.max_logit_diff, "max_value_diff": check.max_value_diff,
-            "ok": check.ok}
+    return {
+        "observations": check.observations,
+        "argmax_equal": check.argmax_equal,
+        "max_logit_diff": check.max_logit_diff,
+        "max_value_diff": check.max_value_diff,
+        "ok": check.ok,
+    }
 
 
 def evaluate_policy(cfg: SelfPlayConfig, out: Path) -> dict[str, Any] | None:
@@ -452,19 +512,27 @@ def evaluate_policy(cfg: SelfPlayConfig, out: Path) -> dict[str, Any] | None:
         return None
     from agents.evaluate import evaluate
 
-    return evaluate(cfg.game, f"policy:{out}", games=cfg.eval_games,
-                    processes=cfg.eval_processes, out=out / "eval")
+    return evaluate(
+        cfg.game,
+        f"policy:{out}",
+        games=cfg.eval_games,
+        processes=cfg.eval_processes,
+        out=out / "eval",
+    )
 
 
 # ---------------------------------------------------------------------- the run
-def _save(algo: Any, out: Path, pool: Pool, iteration: int,
-          history: list[dict[str, Any]]) -> None:
+def _save(algo: Any, out: Path, pool: Pool, iteration: int, history: list[dict[str, Any]]) -> None:
     """The checkpoint, and beside it the pool, the iteration and the history up to it (what
     ``--resume`` continues from)."""
     algo.save_to_path(str((out / CHECKPOINT_DIR).resolve()))
-    (out / STATE_JSON).write_text(json.dumps(
-        {"iteration": iteration, "pool": asdict(pool), "history": history}, indent=1,
-        default=str))
+    (out / STATE_JSON).write_text(
+        json.dumps(
+            {"iteration": iteration, "pool": asdict(pool), "history": history},
+            indent=1,
+            default=str,
+        )
+    )
 
 
 def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
@@ -496,9 +564,12 @@ def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
             if it % cfg.snapshot_every == 0 and it < cfg.iterations:
                 row["snapshot"] = add_snapshot(algo, cfg, pool, it)
             if progress:
-                print(f"iteration {it}/{cfg.iterations}: {row['env_steps']} env steps in "
-                      f"{row['seconds']:.1f} s ({row['steps_per_second']:.0f}/s), main's "
-                      f"return {row['main_return_mean']}, pool {len(pool.ids)}", flush=True)
+                print(
+                    f"iteration {it}/{cfg.iterations}: {row['env_steps']} env steps in "
+                    f"{row['seconds']:.1f} s ({row['steps_per_second']:.0f}/s), main's "
+                    f"return {row['main_return_mean']}, pool {len(pool.ids)}",
+                    flush=True,
+                )
             if it % cfg.checkpoint_every == 0:
                 _save(algo, out, pool, it, history)
         _save(algo, out, pool, max(done, cfg.iterations), history)
@@ -512,11 +583,16 @@ def train(cfg: SelfPlayConfig, progress: bool = True) -> dict[str, Any]:
     evaluation = evaluate_policy(cfg, out)
     steps = sum(r["env_steps"] for r in history)
     seconds = sum(r["seconds"] for r in history)
-    result = {"config": {**asdict(cfg), "hiddens": list(cfg.hiddens)},
-              "history": history, "pool": asdict(pool), "parity": parity,
-              "env_steps": steps, "train_seconds": seconds,
-              "steps_per_second": steps / seconds if seconds > 0 else 0.0,
-              "evaluation": evaluation}
+    result = {
+        "config": {**asdict(cfg), "hiddens": list(cfg.hiddens)},
+        "history": history,
+        "pool": asdict(pool),
+        "parity": parity,
+        "env_steps": steps,
+        "train_seconds": seconds,
+        "steps_per_second": steps / seconds if seconds > 0 else 0.0,
+        "evaluation": evaluation,
+    }
     (out / RESULT_JSON).write_text(json.dumps(result, indent=1, default=str))
     (out / "report.md").write_text(to_markdown(result))
     return result
@@ -526,25 +602,36 @@ def to_markdown(result: dict[str, Any]) -> str:
     """The run's report."""
     cfg = result["config"]
     title = registry.get(cfg["game"]).title
-    lines = [f"# RLlib PPO self-play on {title} ({cfg['num_players']} players)", "",
-             f"Seed {cfg['seed']}; {result['env_steps']} env steps in "
-             f"{result['train_seconds']:.1f} s ({result['steps_per_second']:.0f} steps/s) with "
-             f"{cfg['env_runners']} env runners x {cfg['envs_per_runner']} envs and "
-             f"{cfg['learners']} learners.", "",
-             "| iteration | env steps | s | steps/s | main's mean return | policy loss | "
-             "entropy | snapshot |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# RLlib PPO self-play on {title} ({cfg['num_players']} players)",
+        "",
+        f"Seed {cfg['seed']}; {result['env_steps']} env steps in "
+        f"{result['train_seconds']:.1f} s ({result['steps_per_second']:.0f} steps/s) with "
+        f"{cfg['env_runners']} env runners x {cfg['envs_per_runner']} envs and "
+        f"{cfg['learners']} learners.",
+        "",
+        "| iteration | env steps | s | steps/s | main's mean return | policy loss | "
+        "entropy | snapshot |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
 
     def f(x: Any, spec: str = ".3f") -> str:
         return "" if x is None else format(x, spec)
 
     for r in result["history"]:
-        lines.append(f"| {r['iteration']} | {r['env_steps']} | {r['seconds']:.1f} | "
-                     f"{r['steps_per_second']:.0f} | {f(r['main_return_mean'])} | "
-                     f"{f(r['policy_loss'])} | {f(r['entropy'])} | {r.get('snapshot', '')} |")
+        lines.append(
+            f"| {r['iteration']} | {r['env_steps']} | {r['seconds']:.1f} | "
+            f"{r['steps_per_second']:.0f} | {f(r['main_return_mean'])} | "
+            f"{f(r['policy_loss'])} | {f(r['entropy'])} | {r.get('snapshot', '')} |"
+        )
     p = result["parity"]
-    lines += ["", f"`policy.onnx` against torch on {p['observations']} observations of seeded "
-              f"random play: the same arg-max (float ties aside) on {p['argmax_equal']}, logits "
-              f"within {p['max_logit_diff']:.2e}.", ""]
+    lines += [
+        "",
+        f"`policy.onnx` against torch on {p['observations']} observations of seeded "
+        f"random play: the same arg-max (float ties aside) on {p['argmax_equal']}, logits "
+        f"within {p['max_logit_diff']:.2e}.",
+        "",
+    ]
     if result["evaluation"] is not None:
         from agents.evaluate import to_markdown as eval_markdown
 
@@ -557,21 +644,29 @@ def to_markdown(result: dict[str, Any]) -> str:
 def parse_args(argv: Sequence[str] | None = None) -> SelfPlayConfig:
     """The CLI's config."""
     d = SelfPlayConfig()
-    ap = argparse.ArgumentParser(prog="python -m train.rllib_selfplay",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m train.rllib_selfplay", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--game", default=d.game, choices=registry.names())
     ap.add_argument("--players", type=int, default=d.num_players)
     ap.add_argument("--iterations", type=int, default=d.iterations)
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--out", help="output folder (default runs/rllib_<game>)")
-    ap.add_argument("--address", default=d.address,
-                    help="'local' (a fresh local Ray), 'auto' (the running cluster) or host:port")
+    ap.add_argument(
+        "--address",
+        default=d.address,
+        help="'local' (a fresh local Ray), 'auto' (the running cluster) or host:port",
+    )
     ap.add_argument("--num-cpus", type=int, default=d.num_cpus, help="local Ray's CPUs")
     ap.add_argument("--env-runners", type=int, default=d.env_runners)
     ap.add_argument("--envs-per-runner", type=int, default=d.envs_per_runner)
     ap.add_argument("--learners", type=int, default=d.learners)
-    ap.add_argument("--batch", type=int, default=d.train_batch,
-                    help="env steps per training iteration and learner")
+    ap.add_argument(
+        "--batch",
+        type=int,
+        default=d.train_batch,
+        help="env steps per training iteration and learner",
+    )
     ap.add_argument("--minibatch", type=int, default=d.minibatch)
     ap.add_argument("--epochs", type=int, default=d.epochs)
     ap.add_argument("--lr", type=float, default=d.lr)
@@ -585,8 +680,9 @@ def parse_args(argv: Sequence[str] | None = None) -> SelfPlayConfig:
     ap.add_argument("--parity-observations", type=int, default=d.parity_observations)
     ap.add_argument("--action-mode", help="Lazer Ryderz: discrete (default) or hybrid")
     ap.add_argument("--max-rounds", type=int, help="round limit of the training games")
-    ap.add_argument("--resume", action="store_true",
-                    help="continue from --out's checkpoint and selfplay.json")
+    ap.add_argument(
+        "--resume", action="store_true", help="continue from --out's checkpoint and selfplay.json"
+    )
     a = ap.parse_args(argv)
     options: dict[str, Any] = {}
     if a.action_mode is not None:
@@ -594,16 +690,31 @@ def parse_args(argv: Sequence[str] | None = None) -> SelfPlayConfig:
     if a.max_rounds is not None:
         options["max_rounds"] = a.max_rounds
     return SelfPlayConfig(
-        game=a.game, num_players=a.players, env_options=options, iterations=a.iterations,
-        seed=a.seed, out=a.out or f"runs/rllib_{registry.get(a.game).name}",
-        address=a.address, num_cpus=a.num_cpus, env_runners=a.env_runners,
-        envs_per_runner=a.envs_per_runner, learners=a.learners, train_batch=a.batch,
-        minibatch=a.minibatch, epochs=a.epochs, lr=a.lr, entropy=a.entropy,
+        game=a.game,
+        num_players=a.players,
+        env_options=options,
+        iterations=a.iterations,
+        seed=a.seed,
+        out=a.out or f"runs/rllib_{registry.get(a.game).name}",
+        address=a.address,
+        num_cpus=a.num_cpus,
+        env_runners=a.env_runners,
+        envs_per_runner=a.envs_per_runner,
+        learners=a.learners,
+        train_batch=a.batch,
+        minibatch=a.minibatch,
+        epochs=a.epochs,
+        lr=a.lr,
+        entropy=a.entropy,
         hiddens=tuple(int(h) for h in a.hiddens.split(",") if h),
-        snapshot_every=a.snapshot_every, max_snapshots=a.max_snapshots,
-        checkpoint_every=a.checkpoint_every, eval_games=a.eval_games,
-        eval_processes=a.eval_processes, parity_observations=a.parity_observations,
-        resume=a.resume)
+        snapshot_every=a.snapshot_every,
+        max_snapshots=a.max_snapshots,
+        checkpoint_every=a.checkpoint_every,
+        eval_games=a.eval_games,
+        eval_processes=a.eval_processes,
+        parity_observations=a.parity_observations,
+        resume=a.resume,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -624,8 +735,9 @@ def run_with_fixed_hash_seed() -> None:
     order, and with it the weights); a local Ray started by the run inherits it."""
     if os.environ.get("PYTHONHASHSEED") is None:
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        os.execve(sys.executable, [sys.executable, "-m", "train.rllib_selfplay",
-                                   *sys.argv[1:]], env)
+        os.execve(
+            sys.executable, [sys.executable, "-m", "train.rllib_selfplay", *sys.argv[1:]], env
+        )
 
 
 if __name__ == "__main__":

@@ -69,20 +69,27 @@ def opponent_sets(game: str, players: int) -> dict[str, tuple[str, ...]]:
     return {name: (name,) * (players - 1) for name in ("heuristic", "random")}
 
 
-def make_league_env(cfg: Any, rank: int, league: League, monitor_dir: Path | None,
-                    part: int, clock: Any) -> Any:
+def make_league_env(
+    cfg: Any, rank: int, league: League, monitor_dir: Path | None, part: int, clock: Any
+) -> Any:
     """A thunk building one monitored league env: the learner on a random seat (or the
     config's), opponents drawn from ``league`` at every reset."""
 
     def thunk() -> Monitor:
         entry = registry.get(cfg.game)
-        seat: int | str = cfg.learner_seat if cfg.learner_seat == "random" else int(
-            cfg.learner_seat)
-        opponents = LeagueOpponents(league, entry.name, cfg.num_players - 1,
-                                    seed=cfg.seed * 1000 + rank, clock=clock)
+        seat: int | str = (
+            cfg.learner_seat if cfg.learner_seat == "random" else int(cfg.learner_seat)
+        )
+        opponents = LeagueOpponents(
+            league, entry.name, cfg.num_players - 1, seed=cfg.seed * 1000 + rank, clock=clock
+        )
         view = entry.single_agent_class()(
-            num_players=cfg.num_players, learner_seat=seat, shaping=dict(cfg.shaping),
-            opponent_sampler=opponents, **cfg.env_options)
+            num_players=cfg.num_players,
+            learner_seat=seat,
+            shaping=dict(cfg.shaping),
+            opponent_sampler=opponents,
+            **cfg.env_options,
+        )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
         env = LeagueResults(view, opponents)
         filename = str(monitor_dir / f"env{rank}.part{part}") if monitor_dir else None
@@ -91,8 +98,9 @@ def make_league_env(cfg: Any, rank: int, league: League, monitor_dir: Path | Non
     return thunk
 
 
-def score_games(spec: str, game: str, opponents: tuple[str, ...], games: int, seed: int,
-                processes: int = 1) -> tuple[ArenaConfig, list[GameResult], dict[str, Any]]:
+def score_games(
+    spec: str, game: str, opponents: tuple[str, ...], games: int, seed: int, processes: int = 1
+) -> tuple[ArenaConfig, list[GameResult], dict[str, Any]]:
     """Arena games of the policy ``spec`` in lineup slot 0 against ``opponents``; the
     config, the results and the candidate's summary row."""
     cfg = ArenaConfig(game=game, bots=(spec, *opponents), games=games, seed=seed)
@@ -105,9 +113,17 @@ class LeagueCallback(BaseCallback):
     """Snapshots every ``snapshot_every`` rollouts, evaluations every ``eval_every``
     snapshots, a checkpoint at every snapshot; times rollouts against the opponents' clock."""
 
-    def __init__(self, cfg: Any, run_dir: Path, league: League, clock: Any,
-                 history: list[dict[str, Any]], games: list[tuple[ArenaConfig, GameResult]],
-                 rollouts: int = 0, cloned: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Any,
+        run_dir: Path,
+        league: League,
+        clock: Any,
+        history: list[dict[str, Any]],
+        games: list[tuple[ArenaConfig, GameResult]],
+        rollouts: int = 0,
+        cloned: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__()
         self.cloned = cloned
         self.cfg, self.run_dir, self.league, self.clock = cfg, run_dir, league, clock
@@ -139,8 +155,9 @@ class LeagueCallback(BaseCallback):
         if self.model is None or getattr(self.model, "_logger", None) is None:
             return  # before learn() (the warm-started first snapshot): no logger yet
         names = ["heuristic", "random", *self.league.snapshots]
-        _log_row(self.model.logger, row, rate(self.games, names,
-                                              aliases(self.run_dir, self.league)))
+        _log_row(
+            self.model.logger, row, rate(self.games, names, aliases(self.run_dir, self.league))
+        )
 
     def snapshot(self) -> None:
         """Freeze the learner into the league, evaluate it when due, checkpoint."""
@@ -151,8 +168,15 @@ class LeagueCallback(BaseCallback):
             row = evaluate_snapshot(self.cfg, self.league, sid, self.games)
             self.history.append(row)
             self.log_evaluation(row)
-        save_progress(self.run_dir, self.history, self.games, self.rollouts,
-                      self.rollout_seconds, self.opponent_seconds, self.cloned)
+        save_progress(
+            self.run_dir,
+            self.history,
+            self.games,
+            self.rollouts,
+            self.rollout_seconds,
+            self.opponent_seconds,
+            self.cloned,
+        )
         model.save(self.run_dir / CHECKPOINT)
 
 
@@ -166,30 +190,48 @@ def _log_row(logger: Any, row: dict[str, Any], table: list[dict[str, Any]]) -> N
         logger.record("league/rating_sigma", me["sigma"])
 
 
-def evaluate_snapshot(cfg: Any, league: League, sid: str,
-                      games: list[tuple[ArenaConfig, GameResult]]) -> dict[str, Any]:
+def evaluate_snapshot(
+    cfg: Any, league: League, sid: str, games: list[tuple[ArenaConfig, GameResult]]
+) -> dict[str, Any]:
     """The snapshot's scores against the fixed opponents (seeded, the same games for every
     snapshot); its games are appended to ``games`` (for the ratings)."""
     spec = f"policy:{league.eval_dir(sid)}"
-    row: dict[str, Any] = {"snapshot": sid, "timesteps": league.taken_at[sid],
-                           "mode": cfg.league.eval_mode}
+    row: dict[str, Any] = {
+        "snapshot": sid,
+        "timesteps": league.taken_at[sid],
+        "mode": cfg.league.eval_mode,
+    }
     for name, opps in opponent_sets(cfg.game, cfg.num_players).items():
-        acfg, results, me = score_games(spec, cfg.game, opps, cfg.league.eval_games,
-                                        HISTORY_SEED)
+        acfg, results, me = score_games(spec, cfg.game, opps, cfg.league.eval_games, HISTORY_SEED)
         games.extend((acfg, r) for r in results)
-        row[name] = {"score": me["score"], "ci": me["score_ci"], "wins": me["wins"],
-                     "draws": me["draws"], "games": me["games"]}
+        row[name] = {
+            "score": me["score"],
+            "ci": me["score_ci"],
+            "wins": me["wins"],
+            "draws": me["draws"],
+            "games": me["games"],
+        }
     return row
 
 
-def save_progress(run_dir: Path, history: list[dict[str, Any]],
-                  games: list[tuple[ArenaConfig, GameResult]], rollouts: int,
-                  rollout_seconds: float, opponent_seconds: dict[str, float],
-                  cloned: dict[str, Any] | None = None) -> None:
+def save_progress(
+    run_dir: Path,
+    history: list[dict[str, Any]],
+    games: list[tuple[ArenaConfig, GameResult]],
+    rollouts: int,
+    rollout_seconds: float,
+    opponent_seconds: dict[str, float],
+    cloned: dict[str, Any] | None = None,
+) -> None:
     """``history.json``: the evaluations so far and what resuming needs."""
-    data = {"history": history, "rollouts": rollouts, "rollout_seconds": rollout_seconds,
-            "opponent_seconds": opponent_seconds, "warm_start": cloned,
-            "games": [[c.to_json(), r.__dict__] for c, r in games]}
+    data = {
+        "history": history,
+        "rollouts": rollouts,
+        "rollout_seconds": rollout_seconds,
+        "opponent_seconds": opponent_seconds,
+        "warm_start": cloned,
+        "games": [[c.to_json(), r.__dict__] for c, r in games],
+    }
     (run_dir / HISTORY_JSON).write_text(json.dumps(data))
 
 
@@ -212,8 +254,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     finished = (run_dir / RESULT_JSON).is_file() and (run_dir / "report.md").is_file()
     if resume and finished:
         return json.loads((run_dir / RESULT_JSON).read_text())
-    resuming = (resume and (run_dir / CHECKPOINT).is_file()
-                and (run_dir / HISTORY_JSON).is_file())
+    resuming = resume and (run_dir / CHECKPOINT).is_file() and (run_dir / HISTORY_JSON).is_file()
     if not resuming:  # start afresh: nothing of a former run stays
         for name in (RESULT_JSON, CHECKPOINT, HISTORY_JSON):
             (run_dir / name).unlink(missing_ok=True)
@@ -228,29 +269,47 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     clock = Clock()
     history: list[dict[str, Any]] = []
     games: list[tuple[ArenaConfig, GameResult]] = []
-    progress: dict[str, Any] = {"rollouts": 0, "rollout_seconds": 0.0,
-                                "opponent_seconds": {"snapshot": 0.0, "bot": 0.0}}
+    progress: dict[str, Any] = {
+        "rollouts": 0,
+        "rollout_seconds": 0.0,
+        "opponent_seconds": {"snapshot": 0.0, "bot": 0.0},
+    }
     part = 0
     if resuming:
         league.load()
         progress = load_progress(run_dir)
         history, games = progress["history"], progress["games"]
-        part = 1 + max((int(f.name.split(".part")[1].split(".")[0])
-                        for f in monitor_dir.glob("*.part*.monitor.csv")), default=0)
+        part = 1 + max(
+            (
+                int(f.name.split(".part")[1].split(".")[0])
+                for f in monitor_dir.glob("*.part*.monitor.csv")
+            ),
+            default=0,
+        )
     else:
         for old in monitor_dir.glob("*.monitor.csv"):
             old.unlink()
-    venv = DummyVecEnv([make_league_env(cfg, i, league, monitor_dir, part, clock)
-                        for i in range(cfg.n_envs)])
+    venv = DummyVecEnv(
+        [make_league_env(cfg, i, league, monitor_dir, part, clock) for i in range(cfg.n_envs)]
+    )
     if resuming:
-        model = MaskablePPO.load(run_dir / CHECKPOINT, env=venv, device="cpu",
-                                 tensorboard_log=str(run_dir / "tb"))
+        model = MaskablePPO.load(
+            run_dir / CHECKPOINT, env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
+        )
     else:
         model = new_model(cfg, venv, run_dir)
     if not resuming and cfg.warm_start is not None:
         progress["warm_start"] = warm_start(model, cfg)
-    cb = LeagueCallback(cfg, run_dir, league, clock, history, games, progress["rollouts"],
-                        progress.get("warm_start"))
+    cb = LeagueCallback(
+        cfg,
+        run_dir,
+        league,
+        clock,
+        history,
+        games,
+        progress["rollouts"],
+        progress.get("warm_start"),
+    )
     cb.rollout_seconds = progress["rollout_seconds"]
     cb.opponent_seconds = dict(progress["opponent_seconds"])
     if not league.snapshots:  # the untrained policy is the first snapshot
@@ -260,10 +319,13 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     start, cpu_start = time.perf_counter(), time.process_time()
     remaining = max(0, cfg.total_timesteps - model.num_timesteps)
     if remaining:
-        model.learn(total_timesteps=remaining, progress_bar=True,
-                    reset_num_timesteps=not resuming, tb_log_name="selfplay",
-                    callback=CallbackList([cb, TorchThreads(cfg.torch_threads,
-                                                            cfg.update_threads)]))
+        model.learn(
+            total_timesteps=remaining,
+            progress_bar=True,
+            reset_num_timesteps=not resuming,
+            tb_log_name="selfplay",
+            callback=CallbackList([cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]),
+        )
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
@@ -281,23 +343,38 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     ratings_games = list(games) + final.pop("games")
     names = ["heuristic", "random", *league.snapshots, "final greedy", "final sampled"]
     table = rate(ratings_games, names, aliases(run_dir, league))
-    plot_learning_curve(monitor_dir, run_dir / "learning_curve.png",
-                        f"MaskablePPO self-play league on {registry.get(cfg.game).env_id}")
+    plot_learning_curve(
+        monitor_dir,
+        run_dir / "learning_curve.png",
+        f"MaskablePPO self-play league on {registry.get(cfg.game).env_id}",
+    )
     plot_history(history, run_dir / "score_vs_heuristic.png", cfg)
     gif = league_game_gif(cfg, run_dir, run_dir / "game.gif")
     result = {
-        "seed": cfg.seed, "timesteps": model.num_timesteps,
-        "train_seconds": seconds, "train_cpu_seconds": cpu_seconds,
+        "seed": cfg.seed,
+        "timesteps": model.num_timesteps,
+        "train_seconds": seconds,
+        "train_cpu_seconds": cpu_seconds,
         "steps_per_second": (model.num_timesteps - done_before) / seconds if seconds else 0.0,
-        "resumed": resuming, "eval_seconds": eval_seconds,
-        "rollout_seconds": cb.rollout_seconds, "opponent_seconds": cb.opponent_seconds,
-        "opponent_share": {k: v / cb.rollout_seconds if cb.rollout_seconds else 0.0
-                           for k, v in cb.opponent_seconds.items()},
-        "snapshots": len(league.snapshots), "history": history, "final": final,
+        "resumed": resuming,
+        "eval_seconds": eval_seconds,
+        "rollout_seconds": cb.rollout_seconds,
+        "opponent_seconds": cb.opponent_seconds,
+        "opponent_share": {
+            k: v / cb.rollout_seconds if cb.rollout_seconds else 0.0
+            for k, v in cb.opponent_seconds.items()
+        },
+        "snapshots": len(league.snapshots),
+        "history": history,
+        "final": final,
         "warm_start": cb.cloned,
-        "ratings": table, "gif": gif,
-        "parity": {"observations": check.observations, "argmax_equal": check.argmax_equal,
-                   "max_logit_diff": check.max_logit_diff},
+        "ratings": table,
+        "gif": gif,
+        "parity": {
+            "observations": check.observations,
+            "argmax_equal": check.argmax_equal,
+            "max_logit_diff": check.max_logit_diff,
+        },
         "league_records": {k: [r.games, r.score] for k, r in league.records.items()},
     }
     (run_dir / RESULT_JSON).write_text(json.dumps(result, indent=1))
@@ -323,14 +400,20 @@ def final_evaluation(cfg: Any, run_dir: Path) -> dict[str, Any]:
     players = cfg.num_players
     for mode, folder in (("greedy", run_dir), ("sampled", run_dir / "sampled")):
         spec = f"policy:{folder}"
-        res = protocol_evaluate(cfg.game, spec, games=cfg.eval_games,
-                                processes=cfg.eval_processes, out=run_dir / "eval" / mode)
+        res = protocol_evaluate(
+            cfg.game,
+            spec,
+            games=cfg.eval_games,
+            processes=cfg.eval_processes,
+            out=run_dir / "eval" / mode,
+        )
         out["modes"][mode] = res["rows"]
         for s in PROTOCOL[registry.get(cfg.game).name]:
             if s.players != players:
                 continue
-            acfg = ArenaConfig(game=cfg.game, bots=(spec, *s.opponents),
-                               games=cfg.eval_games, seed=SEED)
+            acfg = ArenaConfig(
+                game=cfg.game, bots=(spec, *s.opponents), games=cfg.eval_games, seed=SEED
+            )
             folder_s = run_dir / "eval" / mode / setting_folder(s)
             out["games"] += [(acfg, r) for r in load_results(folder_s, acfg)]
     return out
@@ -372,9 +455,11 @@ def league_game_gif(cfg: Any, run_dir: Path, path: Path) -> str:
 
     entry = registry.get(cfg.game)
     env = entry.single_agent_class()(
-        num_players=cfg.num_players, learner_seat=0,
-        opponents=[make_bot("heuristic", entry.name, seed=s)
-                   for s in range(cfg.num_players - 1)], **eval_options(cfg))
+        num_players=cfg.num_players,
+        learner_seat=0,
+        opponents=[make_bot("heuristic", entry.name, seed=s) for s in range(cfg.num_players - 1)],
+        **eval_options(cfg),
+    )
     policy = OnnxPolicy(run_dir / ONNX_FILE)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=cfg.eval_seed)
@@ -385,26 +470,35 @@ def league_game_gif(cfg: Any, run_dir: Path, path: Path) -> str:
         done = term or trunc
         steps += 1
     st = env.session.state
-    frames = record_gif(env.adapter.game, env.adapter, env.record, path, cfg.gif_size,
-                        cfg.gif_frames, cfg.gif_fps)
+    frames = record_gif(
+        env.adapter.game, env.adapter, env.record, path, cfg.gif_size, cfg.gif_frames, cfg.gif_fps
+    )
     outcome = st.outcome()
-    result = ("won" if outcome.winner == 0 else
-              f"won by seat {outcome.winner}" if outcome.winner is not None
-              else f"nobody won ({outcome.reason.value})")
-    return (f"One game (seed {cfg.eval_seed}) of the final policy (greedy, seat 0) against "
-            f"the heuristic in every other seat: {result}, {steps} decisions of the "
-            f"policy; {frames} states drawn.")
+    result = (
+        "won"
+        if outcome.winner == 0
+        else f"won by seat {outcome.winner}"
+        if outcome.winner is not None
+        else f"nobody won ({outcome.reason.value})"
+    )
+    return (
+        f"One game (seed {cfg.eval_seed}) of the final policy (greedy, seat 0) against "
+        f"the heuristic in every other seat: {result}, {steps} decisions of the "
+        f"policy; {frames} states drawn."
+    )
 
 
 def warm_lines(w: dict[str, Any] | None) -> list[str]:
     """The report's rows of the behaviour cloning warm start (none without one)."""
     if not w:
         return []
-    return [f"| warm start: teacher games (won) | {w['teacher_games']} ({w['teacher_wins']}), "
-            f"{w['decisions']:,} decisions, {w['snapped']:,} moved to the nearest env action, "
-            f"{w['seconds'] / 60:.1f} min |",
-            f"| warm start: agreement with the teacher (held-out games) | "
-            f"{w['agreement_before']:.1%} before, **{w['agreement_after']:.1%}** after |"]
+    return [
+        f"| warm start: teacher games (won) | {w['teacher_games']} ({w['teacher_wins']}), "
+        f"{w['decisions']:,} decisions, {w['snapped']:,} moved to the nearest env action, "
+        f"{w['seconds'] / 60:.1f} min |",
+        f"| warm start: agreement with the teacher (held-out games) | "
+        f"{w['agreement_before']:.1%} before, **{w['agreement_after']:.1%}** after |",
+    ]
 
 
 def _ci(row: dict[str, Any]) -> str:
@@ -412,57 +506,89 @@ def _ci(row: dict[str, Any]) -> str:
     return f"{row['value']:.3f} ({lo:.3f}-{hi:.3f})"
 
 
-def write_league_report(run_dir: Path, cfg: Any, result: dict[str, Any],
-                        check: Parity) -> None:
+def write_league_report(run_dir: Path, cfg: Any, result: dict[str, Any], check: Parity) -> None:
     """``report.md`` of one seed."""
     from train.train import _plain
 
     entry = registry.get(cfg.game)
-    lines = [f"# {cfg.name} (seed {cfg.seed})", "",
-             f"MaskablePPO self-play league on `{entry.env_id}`, {cfg.num_players} players: "
-             "the learner against opponents drawn from its snapshots and the fixed bots "
-             f"(mixture {dict(cfg.league.mixture)}, a snapshot every "
-             f"{cfg.league.snapshot_every} updates, the latest {cfg.league.latest} for "
-             "`latest`).", "",
-             "| figure | value |", "|---|---|",
-             f"| training timesteps | {result['timesteps']:,} |",
-             f"| training time | {result['train_seconds'] / 60:.1f} min "
-             f"({result['steps_per_second']:,.0f} steps/s"
-             f"{', resumed' if result['resumed'] else ''}) |",
-             "| opponents' share of rollout time | snapshots (ONNX forward passes) "
-             f"{result['opponent_share']['snapshot']:.1%}, fixed bots "
-             f"{result['opponent_share']['bot']:.1%} |",
-             f"| snapshots | {result['snapshots']} |",
-             *warm_lines(result.get("warm_start")),
-             f"| final evaluation time | {result['eval_seconds'] / 60:.1f} min |",
-             f"| policy.onnx against torch | same argmax {check.argmax_equal:,} of "
-             f"{check.observations:,}, logits within {check.max_logit_diff:.1e} |", "",
-             "## Final evaluation", "",
-             f"`agents.evaluate` settings for {cfg.num_players} players, {cfg.eval_games} "
-             f"games each (seed {SEED}, seats rotated); 2 players: score (wins + draws / 2) / "
-             "games, more: win rate; 95% Wilson intervals.", "",
-             "| setting | greedy | sampled |", "|---|---|---|"]
+    lines = [
+        f"# {cfg.name} (seed {cfg.seed})",
+        "",
+        f"MaskablePPO self-play league on `{entry.env_id}`, {cfg.num_players} players: "
+        "the learner against opponents drawn from its snapshots and the fixed bots "
+        f"(mixture {dict(cfg.league.mixture)}, a snapshot every "
+        f"{cfg.league.snapshot_every} updates, the latest {cfg.league.latest} for "
+        "`latest`).",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| training timesteps | {result['timesteps']:,} |",
+        f"| training time | {result['train_seconds'] / 60:.1f} min "
+        f"({result['steps_per_second']:,.0f} steps/s"
+        f"{', resumed' if result['resumed'] else ''}) |",
+        "| opponents' share of rollout time | snapshots (ONNX forward passes) "
+        f"{result['opponent_share']['snapshot']:.1%}, fixed bots "
+        f"{result['opponent_share']['bot']:.1%} |",
+        f"| snapshots | {result['snapshots']} |",
+        *warm_lines(result.get("warm_start")),
+        f"| final evaluation time | {result['eval_seconds'] / 60:.1f} min |",
+        f"| policy.onnx against torch | same argmax {check.argmax_equal:,} of "
+        f"{check.observations:,}, logits within {check.max_logit_diff:.1e} |",
+        "",
+        "## Final evaluation",
+        "",
+        f"`agents.evaluate` settings for {cfg.num_players} players, {cfg.eval_games} "
+        f"games each (seed {SEED}, seats rotated); 2 players: score (wins + draws / 2) / "
+        "games, more: win rate; 95% Wilson intervals.",
+        "",
+        "| setting | greedy | sampled |",
+        "|---|---|---|",
+    ]
     greedy, sampled = result["final"]["modes"]["greedy"], result["final"]["modes"]["sampled"]
     for g, s in zip(greedy, sampled, strict=True):
         lines.append(f"| {g['setting']} ({g['figure']}) | {_ci(g)} | {_ci(s)} |")
-    lines += ["", "## Over training", "",
-              "![score against the heuristic](score_vs_heuristic.png)", "",
-              "| snapshot | timesteps | vs heuristic | vs random |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Over training",
+        "",
+        "![score against the heuristic](score_vs_heuristic.png)",
+        "",
+        "| snapshot | timesteps | vs heuristic | vs random |",
+        "|---|---|---|---|",
+    ]
     for h in result["history"]:
-        cells = [f"{h[n]['score']:.3f} ({h[n]['ci'][0]:.3f}-{h[n]['ci'][1]:.3f})"
-                 for n in ("heuristic", "random")]
+        cells = [
+            f"{h[n]['score']:.3f} ({h[n]['ci'][0]:.3f}-{h[n]['ci'][1]:.3f})"
+            for n in ("heuristic", "random")
+        ]
         lines.append(f"| {h['snapshot']} | {h['timesteps']:,} | {cells[0]} | {cells[1]} |")
-    lines += ["", "![learning curve](learning_curve.png)", "", "## Ratings", "",
-              "openskill (Plackett-Luce) over every evaluation game above in order, a game "
-              "nobody wins a tie.", "",
-              "| member | mu ± sigma | mu - 3 sigma | games | wins | draws |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        "## Ratings",
+        "",
+        "openskill (Plackett-Luce) over every evaluation game above in order, a game "
+        "nobody wins a tie.",
+        "",
+        "| member | mu ± sigma | mu - 3 sigma | games | wins | draws |",
+        "|---|---|---|---|---|---|",
+    ]
     for t in result["ratings"]:
         if t["games"]:
-            lines.append(f"| {t['bot']} | {t['mu']:.1f} ± {t['sigma']:.1f} | "
-                         f"{t['ordinal']:.1f} | {t['games']} | {t['wins']} | {t['draws']} |")
-    lines += ["", "![a game against the heuristic](game.gif)", "", result["gif"], "",
-              f"Config: `{json.dumps(_plain(cfg))}`", ""]
+            lines.append(
+                f"| {t['bot']} | {t['mu']:.1f} ± {t['sigma']:.1f} | "
+                f"{t['ordinal']:.1f} | {t['games']} | {t['wins']} | {t['draws']} |"
+            )
+    lines += [
+        "",
+        "![a game against the heuristic](game.gif)",
+        "",
+        result["gif"],
+        "",
+        f"Config: `{json.dumps(_plain(cfg))}`",
+        "",
+    ]
     (run_dir / "report.md").write_text("\n".join(lines))
 
 
@@ -476,26 +602,51 @@ def summary_report(out: Path, cfg: Any, results: dict[int, dict[str, Any]]) -> d
     for i, setting in enumerate(first):
         for mode in modes:
             vals = [results[s]["final"]["modes"][mode][i]["value"] for s in seeds]
-            rows.append({"setting": setting["setting"], "figure": setting["figure"],
-                         "mode": mode, "values": vals, "mean": float(np.mean(vals)),
-                         "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0,
-                         "min": min(vals), "max": max(vals)})
+            rows.append(
+                {
+                    "setting": setting["setting"],
+                    "figure": setting["figure"],
+                    "mode": mode,
+                    "values": vals,
+                    "mean": float(np.mean(vals)),
+                    "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0,
+                    "min": min(vals),
+                    "max": max(vals),
+                }
+            )
     minutes = [results[s]["train_seconds"] / 60 for s in seeds]
-    data = {"name": cfg.name, "seeds": seeds, "rows": rows, "train_minutes": minutes,
-            "steps_per_second": [results[s]["steps_per_second"] for s in seeds]}
-    lines = [f"# {cfg.name}: {len(seeds)} seeds ({', '.join(map(str, seeds))})", "",
-             f"Each seed's report: `seed<k>/report.md`. Final evaluation, {cfg.eval_games} "
-             "games a setting; mean over the seeds, sample standard deviation, range.", "",
-             "| setting | mode | per seed | mean ± sd | range |", "|---|---|---|---|---|"]
+    data = {
+        "name": cfg.name,
+        "seeds": seeds,
+        "rows": rows,
+        "train_minutes": minutes,
+        "steps_per_second": [results[s]["steps_per_second"] for s in seeds],
+    }
+    lines = [
+        f"# {cfg.name}: {len(seeds)} seeds ({', '.join(map(str, seeds))})",
+        "",
+        f"Each seed's report: `seed<k>/report.md`. Final evaluation, {cfg.eval_games} "
+        "games a setting; mean over the seeds, sample standard deviation, range.",
+        "",
+        "| setting | mode | per seed | mean ± sd | range |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         per = ", ".join(f"{v:.3f}" for v in r["values"])
-        lines.append(f"| {r['setting']} ({r['figure']}) | {r['mode']} | {per} | "
-                     f"**{r['mean']:.3f}** ± {r['std']:.3f} | {r['min']:.3f}-{r['max']:.3f} |")
-    lines += ["", f"Training time per seed: {', '.join(f'{m:.1f}' for m in minutes)} min; "
-              "steps/s: " + ", ".join(f"{v:,.0f}" for v in data["steps_per_second"]) + ".",
-              "", "Seeds differ, and the same seed differs between machines (CPUs round "
-              "differently and training amplifies it): quote the mean with its spread, "
-              "never one run.", ""]
+        lines.append(
+            f"| {r['setting']} ({r['figure']}) | {r['mode']} | {per} | "
+            f"**{r['mean']:.3f}** ± {r['std']:.3f} | {r['min']:.3f}-{r['max']:.3f} |"
+        )
+    lines += [
+        "",
+        f"Training time per seed: {', '.join(f'{m:.1f}' for m in minutes)} min; "
+        "steps/s: " + ", ".join(f"{v:,.0f}" for v in data["steps_per_second"]) + ".",
+        "",
+        "Seeds differ, and the same seed differs between machines (CPUs round "
+        "differently and training amplifies it): quote the mean with its spread, "
+        "never one run.",
+        "",
+    ]
     (out / "report.md").write_text("\n".join(lines))
     (out / "summary.json").write_text(json.dumps(data, indent=1))
     return data

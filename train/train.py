@@ -79,7 +79,7 @@ class TrainConfig:
     """One training run."""
 
     name: str
-    game: str = "lunatix"       # a game of the registry (tabletop.registry)
+    game: str = "lunatix"  # a game of the registry (tabletop.registry)
     # keyword options of the game's single-agent env (action_mode, table, max_rounds, ...);
     # the TRAINING_ONLY_OPTIONS among them are left out of the evaluation games
     env_options: dict[str, Any] = field(default_factory=dict)
@@ -88,8 +88,8 @@ class TrainConfig:
     learner_seat: str = "random"
     total_timesteps: int = 600_000
     n_envs: int = 8
-    torch_threads: int = 1      # torch threads while collecting rollouts (batch = n_envs)
-    update_threads: int = 1     # torch threads during the gradient updates
+    torch_threads: int = 1  # torch threads while collecting rollouts (batch = n_envs)
+    update_threads: int = 1  # torch threads during the gradient updates
     ppo: PPOConfig = field(default_factory=PPOConfig)
     # training-time shaping weights of the game's env (lunatix: progress, damage; ryderz:
     # prizms, crash); the evaluation games have none
@@ -97,11 +97,11 @@ class TrainConfig:
     eval_games: int = 200
     eval_seed: int = 10_000
     eval_deterministic: bool = False  # False: sample from the policy (seeded), as trained
-    env_processes: int = 1      # processes stepping the envs, this one included (GroupedVecEnv)
-    eval_processes: int = 1     # processes playing the evaluation games (1: in this process)
-    gif: bool = False           # game.gif: one evaluation game (the first won, else the first)
-    gif_size: int = 320         # pixels high (the width in proportion)
-    gif_frames: int = 90        # at most this many frames (every k-th state of the game)
+    env_processes: int = 1  # processes stepping the envs, this one included (GroupedVecEnv)
+    eval_processes: int = 1  # processes playing the evaluation games (1: in this process)
+    gif: bool = False  # game.gif: one evaluation game (the first won, else the first)
+    gif_size: int = 320  # pixels high (the width in proportion)
+    gif_frames: int = 90  # at most this many frames (every k-th state of the game)
     gif_fps: float = 6.0
     # a self-play league (train.league, train.selfplay): opponents drawn from the learner's
     # snapshots and the fixed bots; None trains against random opponents (as before)
@@ -113,8 +113,10 @@ class TrainConfig:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
-            raise ConfigError("a league config steps its envs in one process: "
-                              f"env_processes must be 1, got {self.env_processes}")
+            raise ConfigError(
+                "a league config steps its envs in one process: "
+                f"env_processes must be 1, got {self.env_processes}"
+            )
 
 
 def game_spec(cfg: TrainConfig) -> registry.GameEntry:
@@ -143,21 +145,29 @@ def policy_meta(cfg: TrainConfig) -> PolicyMeta:
     entry = game_spec(cfg)
     options = eval_options(cfg)
     adapter = entry.envs().make_adapter(num_players=cfg.num_players, **options)
-    return PolicyMeta(game=entry.name, env_id=entry.env_id, env_name=entry.env_name,
-                      num_players=cfg.num_players, env_options=options,
-                      rules=adapter.game.config_dict(),
-                      mode="greedy" if cfg.eval_deterministic else "sampled")
+    return PolicyMeta(
+        game=entry.name,
+        env_id=entry.env_id,
+        env_name=entry.env_name,
+        num_players=cfg.num_players,
+        env_options=options,
+        rules=adapter.game.config_dict(),
+        mode="greedy" if cfg.eval_deterministic else "sampled",
+    )
 
 
 def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
     """A thunk building one monitored single-agent env (for the vec env)."""
 
     def thunk() -> Monitor:
-        seat: int | str = cfg.learner_seat if cfg.learner_seat == "random" else int(
-            cfg.learner_seat)
+        seat: int | str = (
+            cfg.learner_seat if cfg.learner_seat == "random" else int(cfg.learner_seat)
+        )
         env = env_class(cfg)(
-            num_players=cfg.num_players, learner_seat=seat,
-            shaping=dict(cfg.shaping), **cfg.env_options,
+            num_players=cfg.num_players,
+            learner_seat=seat,
+            shaping=dict(cfg.shaping),
+            **cfg.env_options,
         )
         env.reset(seed=cfg.seed * 1000 + rank)
         filename = str(monitor_dir / f"env{rank}") if monitor_dir else None
@@ -187,9 +197,14 @@ def policy_act(model: MaskablePPO) -> Callable[[np.ndarray, np.ndarray, bool], i
     return act
 
 
-def play_eval_games(model: MaskablePPO | None, cfg: TrainConfig, seed: int,
-                    indices: list[int], deterministic: bool = False,
-                    records: list[GameRecord] | None = None) -> list[tuple[int, str, int]]:
+def play_eval_games(
+    model: MaskablePPO | None,
+    cfg: TrainConfig,
+    seed: int,
+    indices: list[int],
+    deterministic: bool = False,
+    records: list[GameRecord] | None = None,
+) -> list[tuple[int, str, int]]:
     """Play the evaluation games ``indices`` (game ``i``: env seed ``seed + i``, learner on
     seat ``i % num_players``) against random opponents; ``model=None`` plays randomly.
 
@@ -230,8 +245,13 @@ def _summary(results: list[tuple[int, str, int]], cfg: TrainConfig) -> dict[str,
     wins = sum(w for w, _, _ in results)
     lo, hi = wilson(wins, games)
     out: dict[str, Any] = {
-        "games": games, "wins": wins, "win_rate": wins / max(games, 1), "ci_low": lo,
-        "ci_high": hi, "truncated": sum(r == "truncated" for _, r, _ in results)}
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / max(games, 1),
+        "ci_low": lo,
+        "ci_high": hi,
+        "truncated": sum(r == "truncated" for _, r, _ in results),
+    }
     for reason in game_spec(cfg).outcome_labels:
         out[reason] = sum(r == reason for _, r, _ in results)
     out["mean_learner_steps"] = sum(n for _, _, n in results) / max(games, 1)
@@ -239,8 +259,9 @@ def _summary(results: list[tuple[int, str, int]], cfg: TrainConfig) -> dict[str,
     return out
 
 
-def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
-             deterministic: bool = False) -> dict[str, Any]:
+def evaluate(
+    model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int, deterministic: bool = False
+) -> dict[str, Any]:
     """Play ``games`` seeded games in this process (see :func:`play_eval_games`); the win
     rate with its 95% Wilson interval, the counts of truncated games and of the game's
     ``GameEntry.outcome_labels``, per-game wins.
@@ -254,8 +275,9 @@ def evaluate(model: MaskablePPO | None, cfg: TrainConfig, games: int, seed: int,
 _EVAL_MODEL: dict[str, Any] = {}
 
 
-def _eval_chunk(model_path: str | None, cfg: TrainConfig, seed: int, indices: list[int],
-                deterministic: bool) -> list[tuple[int, str, int]]:
+def _eval_chunk(
+    model_path: str | None, cfg: TrainConfig, seed: int, indices: list[int], deterministic: bool
+) -> list[tuple[int, str, int]]:
     """One evaluation task in a worker process (the model is loaded once per process)."""
     model = None
     if model_path is not None:
@@ -267,19 +289,31 @@ def _eval_chunk(model_path: str | None, cfg: TrainConfig, seed: int, indices: li
     return play_eval_games(model, cfg, seed, indices, deterministic)
 
 
-def evaluate_parallel(model_path: str | Path, cfg: TrainConfig, games: int, seed: int,
-                      modes: list[bool | None], processes: int,
-                      chunk: int = 10) -> list[dict[str, Any]]:
+def evaluate_parallel(
+    model_path: str | Path,
+    cfg: TrainConfig,
+    games: int,
+    seed: int,
+    modes: list[bool | None],
+    processes: int,
+    chunk: int = 10,
+) -> list[dict[str, Any]]:
     """The evaluations of :func:`evaluate` for several modes at once, in ``processes``
     worker processes. A mode is ``deterministic`` (False or True) for the saved model at
     ``model_path``, or None for the random policy. The figures equal :func:`evaluate`'s."""
-    tasks = [(mode, list(range(a, min(a + chunk, games))))
-             for mode in modes for a in range(0, games, chunk)]
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
-                         else "spawn")
+    tasks = [
+        (mode, list(range(a, min(a + chunk, games))))
+        for mode in modes
+        for a in range(0, games, chunk)
+    ]
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
-        futures = [pool.submit(_eval_chunk, None if mode is None else str(model_path), cfg,
-                               seed, idx, bool(mode)) for mode, idx in tasks]
+        futures = [
+            pool.submit(
+                _eval_chunk, None if mode is None else str(model_path), cfg, seed, idx, bool(mode)
+            )
+            for mode, idx in tasks
+        ]
         results = [f.result() for f in futures]
     per_mode: dict[int, list[tuple[int, str, int]]] = {k: [] for k in range(len(modes))}
     for (mode, _), res in zip(tasks, results, strict=True):
@@ -307,9 +341,12 @@ class TorchThreads(BaseCallback):
 def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
     """MaskablePPO ``policy_kwargs`` for the network of the config."""
     if p.shared_trunk > 0:
-        return {"features_extractor_class": SharedTrunk,
-                "features_extractor_kwargs": {"features_dim": p.shared_trunk},
-                "share_features_extractor": True, "net_arch": list(p.net_arch)}
+        return {
+            "features_extractor_class": SharedTrunk,
+            "features_extractor_kwargs": {"features_dim": p.shared_trunk},
+            "share_features_extractor": True,
+            "net_arch": list(p.net_arch),
+        }
     return {"net_arch": list(p.net_arch)}
 
 
@@ -318,10 +355,21 @@ def new_model(cfg: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO:
     ``run_dir/tb``)."""
     p = cfg.ppo
     return MaskablePPO(
-        "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
-        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
-        ent_coef=p.ent_coef, clip_range=p.clip_range, seed=cfg.seed, verbose=0,
-        policy_kwargs=policy_kwargs(p), tensorboard_log=str(run_dir / "tb"), device="cpu",
+        "MlpPolicy",
+        venv,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        ent_coef=p.ent_coef,
+        clip_range=p.clip_range,
+        seed=cfg.seed,
+        verbose=0,
+        policy_kwargs=policy_kwargs(p),
+        tensorboard_log=str(run_dir / "tb"),
+        device="cpu",
     )
 
 
@@ -329,7 +377,7 @@ _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def opponents_text(cfg: TrainConfig, kind: str = "random player", words: bool = True) -> str:
-    """"three random players", "one random player" (of ``kind``; ``words=False``: "3 ...")."""
+    """ "three random players", "one random player" (of ``kind``; ``words=False``: "3 ...")."""
     n = cfg.num_players - 1
     count = _NUMBERS.get(n, str(n)) if words else str(n)
     return f"{count} {kind}{'s' if n != 1 else ''}"
@@ -359,11 +407,11 @@ def plot_learning_curve(monitor_dir: Path, out: Path, title: str) -> None:
     k = max(1, min(200, len(r) // 10))
     kernel = np.ones(k) / k
     fig, ax1 = plt.subplots(figsize=(8, 4.5))
-    ax1.plot(steps[k - 1:], np.convolve(r, kernel, "valid"), color="tab:blue")
+    ax1.plot(steps[k - 1 :], np.convolve(r, kernel, "valid"), color="tab:blue")
     ax1.set_xlabel("learner steps")
     ax1.set_ylabel(f"episode reward (mean of {k})", color="tab:blue")
     ax2 = ax1.twinx()
-    ax2.plot(steps[k - 1:], np.convolve(won, kernel, "valid"), color="tab:red")
+    ax2.plot(steps[k - 1 :], np.convolve(won, kernel, "valid"), color="tab:red")
     ax2.set_ylabel("win rate (training games)", color="tab:red")
     ax2.set_ylim(0, 1)
     ax1.set_title(title)
@@ -372,24 +420,40 @@ def plot_learning_curve(monitor_dir: Path, out: Path, title: str) -> None:
     plt.close(fig)
 
 
-def write_report(run_dir: Path, cfg: TrainConfig, ev: dict, other: dict, baseline: dict,
-                 seconds: float, timesteps: int, eval_seconds: float = 0.0,
-                 cpu_seconds: float = 0.0, gif: str | None = None,
-                 check: Parity | None = None) -> None:
+def write_report(
+    run_dir: Path,
+    cfg: TrainConfig,
+    ev: dict,
+    other: dict,
+    baseline: dict,
+    seconds: float,
+    timesteps: int,
+    eval_seconds: float = 0.0,
+    cpu_seconds: float = 0.0,
+    gif: str | None = None,
+    check: Parity | None = None,
+) -> None:
     """``report.md`` with the figures of the run (``gif``: a caption for ``game.gif``)."""
-    rate = (f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - "
-            f"{ev['ci_high']:.1%})")
+    rate = (
+        f"**{ev['win_rate']:.1%}** (95% Wilson interval {ev['ci_low']:.1%} - {ev['ci_high']:.1%})"
+    )
     base = f"{baseline['win_rate']:.1%} ({baseline['wins']}/{baseline['games']})"
     mode = "deterministic (most likely action)" if cfg.eval_deterministic else "sampled"
     other_mode = "sampled" if cfg.eval_deterministic else "deterministic"
     alt = f"{other['win_rate']:.1%} ({other['truncated']} truncated)"
     opp = opponents_text(cfg, "uniformly random opponent", words=False)
-    outcomes = "".join(f"| {label} | {ev[reason]} |\n"
-                       for reason, label in game_spec(cfg).outcome_labels.items())
+    outcomes = "".join(
+        f"| {label} | {ev[reason]} |\n" for reason, label in game_spec(cfg).outcome_labels.items()
+    )
     picture = f"\n![evaluation game](game.gif)\n\n{gif}\n" if gif else ""
-    onnx = "" if check is None else (
-        f"| policy.onnx against torch ({check.observations:,} observations) | same argmax "
-        f"{check.argmax_equal:,}, logits within {check.max_logit_diff:.1e} |\n")
+    onnx = (
+        ""
+        if check is None
+        else (
+            f"| policy.onnx against torch ({check.observations:,} observations) | same argmax "
+            f"{check.argmax_equal:,}, logits within {check.max_logit_diff:.1e} |\n"
+        )
+    )
     text = f"""# {cfg.name}
 
 MaskablePPO (sb3-contrib) on `{game_spec(cfg).env_id}`, {cfg.num_players} players: the learner
@@ -401,10 +465,10 @@ against {opp}.
 | training time | {seconds / 60:.1f} min ({timesteps / seconds:,.0f} steps/s) |
 | training CPU time (this process, env workers not counted) | {cpu_seconds / 60:.1f} min |
 | evaluation time (all three evaluations) | {eval_seconds / 60:.1f} min |
-| evaluation games | {ev['games']} (seeded from {cfg.eval_seed}, learner seat rotating) |
+| evaluation games | {ev["games"]} (seeded from {cfg.eval_seed}, learner seat rotating) |
 | policy actions | {mode} |
 | **win rate** | {rate} |
-{outcomes}| truncated games (count as not won) | {ev['truncated']} |
+{outcomes}| truncated games (count as not won) | {ev["truncated"]} |
 | the same model, {other_mode} actions | {alt} |
 | random policy in the same seats | {base} |
 {onnx}
@@ -415,9 +479,16 @@ Config: `{json.dumps(_plain(cfg))}`
     (run_dir / "report.md").write_text(text)
 
 
-def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
-               size: int = 320, max_frames: int = 90, fps: float = 6.0,
-               hold_last: float = 2.0) -> int:
+def record_gif(
+    game: Any,
+    adapter: Any,
+    record: GameRecord,
+    path: str | Path,
+    size: int = 320,
+    max_frames: int = 90,
+    fps: float = 6.0,
+    hold_last: float = 2.0,
+) -> int:
     """Replay ``record`` on ``game`` (:func:`tabletop.records.iter_replay`), draw every k-th
     state (k chosen for at most ``max_frames`` frames, the last state always) with
     ``adapter.render_rgb``, scaled to ``size`` pixels high, and write an animated GIF with
@@ -444,21 +515,24 @@ def record_gif(game: Any, adapter: Any, record: GameRecord, path: str | Path,
     return drawn
 
 
-def eval_game_gif(model: MaskablePPO, cfg: TrainConfig, won: list[int],
-                  path: Path) -> str:
+def eval_game_gif(model: MaskablePPO, cfg: TrainConfig, won: list[int], path: Path) -> str:
     """``game.gif``: replay the first evaluation game the model won (else game 0) in this
     process (games are seeded, so it is the same game) and draw it; returns a caption."""
     i = next((k for k, w in enumerate(won) if w), 0)
     records: list[GameRecord] = []
-    (res,) = play_eval_games(model, cfg, cfg.eval_seed, [i], cfg.eval_deterministic,
-                             records=records)
+    (res,) = play_eval_games(
+        model, cfg, cfg.eval_seed, [i], cfg.eval_deterministic, records=records
+    )
     env = make_eval_env(cfg)
-    frames = record_gif(env.adapter.game, env.adapter, records[0], path, cfg.gif_size,
-                        cfg.gif_frames, cfg.gif_fps)
+    frames = record_gif(
+        env.adapter.game, env.adapter, records[0], path, cfg.gif_size, cfg.gif_frames, cfg.gif_fps
+    )
     seat = i % cfg.num_players
     result = "won" if res[0] else f"not won ({res[1]})"
-    return (f"Evaluation game {i} (seed {cfg.eval_seed + i}), the learner on seat {seat}: "
-            f"{result}, {res[2]} learner decisions; {frames} states drawn.")
+    return (
+        f"Evaluation game {i} (seed {cfg.eval_seed + i}), the learner on seat {seat}: "
+        f"{result}, {res[2]} learner decisions; {frames} states drawn."
+    )
 
 
 def _plain(cfg: TrainConfig) -> dict:
@@ -486,12 +560,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--timesteps", type=int, default=None)
     ap.add_argument("--name", default=None)
     ap.add_argument("--eval-games", type=int, default=None)
-    ap.add_argument("--players", type=int, default=None,
-                    help="seats (the run is named <name>_<N>p when it differs)")
-    ap.add_argument("--seeds", default=None,
-                    help="comma-separated seeds: runs/<name>/seed<k>/ each and a summary "
-                         "report; a rerun skips finished seeds and resumes an interrupted "
-                         "one (league configs) from its last checkpoint")
+    ap.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats (the run is named <name>_<N>p when it differs)",
+    )
+    ap.add_argument(
+        "--seeds",
+        default=None,
+        help="comma-separated seeds: runs/<name>/seed<k>/ each and a summary "
+        "report; a rerun skips finished seeds and resumes an interrupted "
+        "one (league configs) from its last checkpoint",
+    )
     ap.add_argument("--runs-dir", default=str(ROOT / "runs"))
     args = ap.parse_args(argv)
     cfg = load_config(TrainConfig, args.config)
@@ -538,12 +619,22 @@ def summary_vs_random(out: Path, cfg: TrainConfig, results: dict[int, dict]) -> 
     seeds = sorted(results)
     rates = [results[s]["win_rate"] for s in seeds]
     sd = float(np.std(rates, ddof=1)) if len(rates) > 1 else 0.0
-    data = {"name": cfg.name, "seeds": seeds, "win_rates": rates,
-            "mean": float(np.mean(rates)), "std": sd}
-    text = (f"# {cfg.name}: {len(seeds)} seeds\n\n| seed | win rate (95% CI) |\n|---|---|\n"
-            + "".join(f"| {s} | {results[s]['win_rate']:.1%} ({results[s]['ci_low']:.1%}-"
-                      f"{results[s]['ci_high']:.1%}) |\n" for s in seeds)
-            + f"\nMean **{data['mean']:.1%}** ± {sd:.1%} (sample standard deviation).\n")
+    data = {
+        "name": cfg.name,
+        "seeds": seeds,
+        "win_rates": rates,
+        "mean": float(np.mean(rates)),
+        "std": sd,
+    }
+    text = (
+        f"# {cfg.name}: {len(seeds)} seeds\n\n| seed | win rate (95% CI) |\n|---|---|\n"
+        + "".join(
+            f"| {s} | {results[s]['win_rate']:.1%} ({results[s]['ci_low']:.1%}-"
+            f"{results[s]['ci_high']:.1%}) |\n"
+            for s in seeds
+        )
+        + f"\nMean **{data['mean']:.1%}** ± {sd:.1%} (sample standard deviation).\n"
+    )
     (out / "report.md").write_text(text)
     (out / "summary.json").write_text(json.dumps(data, indent=1))
     return data
@@ -563,13 +654,17 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     for old in monitor_dir.glob("*.monitor.csv"):
         old.unlink()
     thunks = [make_env(cfg, i, monitor_dir) for i in range(cfg.n_envs)]
-    venv: VecEnv = (GroupedVecEnv(thunks, cfg.env_processes) if cfg.env_processes > 1
-                    else DummyVecEnv(thunks))
+    venv: VecEnv = (
+        GroupedVecEnv(thunks, cfg.env_processes) if cfg.env_processes > 1 else DummyVecEnv(thunks)
+    )
     model = new_model(cfg, venv, run_dir)
     cloned = warm_start(model, cfg) if cfg.warm_start is not None else None
     start, cpu_start = time.perf_counter(), time.process_time()
-    model.learn(total_timesteps=cfg.total_timesteps, progress_bar=True,
-                callback=TorchThreads(cfg.torch_threads, cfg.update_threads))
+    model.learn(
+        total_timesteps=cfg.total_timesteps,
+        progress_bar=True,
+        callback=TorchThreads(cfg.torch_threads, cfg.update_threads),
+    )
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
@@ -580,23 +675,45 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     eval_start = time.perf_counter()
     modes = [cfg.eval_deterministic, not cfg.eval_deterministic, None]
     if cfg.eval_processes > 1:
-        ev, other, baseline = evaluate_parallel(run_dir / "model.zip", cfg, cfg.eval_games,
-                                                cfg.eval_seed, modes, cfg.eval_processes)
+        ev, other, baseline = evaluate_parallel(
+            run_dir / "model.zip", cfg, cfg.eval_games, cfg.eval_seed, modes, cfg.eval_processes
+        )
     else:
-        ev, other, baseline = (evaluate(None if m is None else model, cfg, cfg.eval_games,
-                                        cfg.eval_seed, bool(m)) for m in modes)
+        ev, other, baseline = (
+            evaluate(None if m is None else model, cfg, cfg.eval_games, cfg.eval_seed, bool(m))
+            for m in modes
+        )
     eval_seconds = time.perf_counter() - eval_start
-    (run_dir / "eval.json").write_text(json.dumps(
-        {"model": ev, "model_other_mode": other, "random": baseline,
-         "warm_start": cloned}, indent=1))
-    plot_learning_curve(monitor_dir, run_dir / "learning_curve.png",
-                        f"MaskablePPO on {game_spec(cfg).env_id} vs {opponents_text(cfg)}")
+    (run_dir / "eval.json").write_text(
+        json.dumps(
+            {"model": ev, "model_other_mode": other, "random": baseline, "warm_start": cloned},
+            indent=1,
+        )
+    )
+    plot_learning_curve(
+        monitor_dir,
+        run_dir / "learning_curve.png",
+        f"MaskablePPO on {game_spec(cfg).env_id} vs {opponents_text(cfg)}",
+    )
     gif = eval_game_gif(model, cfg, ev["won"], run_dir / "game.gif") if cfg.gif else None
-    write_report(run_dir, cfg, ev, other, baseline, seconds, model.num_timesteps,
-                 eval_seconds, cpu_seconds, gif, check)
-    print(f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
-          f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
-          f"{run_dir / 'report.md'}")
+    write_report(
+        run_dir,
+        cfg,
+        ev,
+        other,
+        baseline,
+        seconds,
+        model.num_timesteps,
+        eval_seconds,
+        cpu_seconds,
+        gif,
+        check,
+    )
+    print(
+        f"win rate {ev['win_rate']:.1%} (95% CI {ev['ci_low']:.1%}-{ev['ci_high']:.1%}) over "
+        f"{ev['games']} games; random {baseline['win_rate']:.1%}; report: "
+        f"{run_dir / 'report.md'}"
+    )
     return ev
 
 

@@ -35,8 +35,9 @@ class _RemoteError(RuntimeError):
     """An exception raised in a worker process (its traceback as the message)."""
 
 
-def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper,
-            step_methods: tuple[str, ...]) -> None:
+def _worker(
+    remote: Any, parent_remote: Any, fns: CloudpickleWrapper, step_methods: tuple[str, ...]
+) -> None:
     parent_remote.close()
     vec = DummyVecEnv(fns.var)
 
@@ -98,9 +99,13 @@ class GroupedVecEnv(VecEnv):
     drops the copy.
     """
 
-    def __init__(self, env_fns: list[Callable[[], gym.Env]], processes: int = 2,
-                 start_method: str | None = None,
-                 step_methods: Sequence[str] = ("action_masks",)) -> None:
+    def __init__(
+        self,
+        env_fns: list[Callable[[], gym.Env]],
+        processes: int = 2,
+        start_method: str | None = None,
+        step_methods: Sequence[str] = ("action_masks",),
+    ) -> None:
         n = len(env_fns)
         if n == 0:
             raise ValueError("GroupedVecEnv needs at least one env")
@@ -115,9 +120,11 @@ class GroupedVecEnv(VecEnv):
         self.processes: list[Any] = []
         for sl in self._slices[1:]:
             remote, work_remote = ctx.Pipe()
-            proc = ctx.Process(target=_worker, daemon=True,
-                               args=(work_remote, remote, CloudpickleWrapper(env_fns[sl]),
-                                     self.step_methods))
+            proc = ctx.Process(
+                target=_worker,
+                daemon=True,
+                args=(work_remote, remote, CloudpickleWrapper(env_fns[sl]), self.step_methods),
+            )
             proc.start()
             work_remote.close()
             self.remotes.append(remote)
@@ -204,23 +211,38 @@ class GroupedVecEnv(VecEnv):
         return out
 
     # -- per-env calls, routed to the group holding each env ------------------------------
-    def _call(self, cmd: str, local_fn: Callable[[list[int]], list[Any]],
-              make_data: Callable[[list[int]], Any], indices: VecEnvIndices) -> list[Any]:
+    def _call(
+        self,
+        cmd: str,
+        local_fn: Callable[[list[int]], list[Any]],
+        make_data: Callable[[list[int]], Any],
+        indices: VecEnvIndices,
+    ) -> list[Any]:
         """Run a per-env call in the groups holding ``indices``; results in that order."""
         wanted = list(self._get_indices(indices))
-        where = [next(g for g, sl in enumerate(self._slices) if sl.start <= i < sl.stop)
-                 for i in wanted]
-        local = {g: [i - self._slices[g].start for i, h in zip(wanted, where, strict=True)
-                     if h == g] for g in sorted(set(where))}
+        where = [
+            next(g for g, sl in enumerate(self._slices) if sl.start <= i < sl.stop) for i in wanted
+        ]
+        local = {
+            g: [i - self._slices[g].start for i, h in zip(wanted, where, strict=True) if h == g]
+            for g in sorted(set(where))
+        }
         for g, idx in local.items():
             if g > 0:
                 self.remotes[g - 1].send((cmd, make_data(idx)))
-        results = {g: iter(local_fn(idx) if g == 0 else _recv(self.remotes[g - 1]))
-                   for g, idx in local.items()}
+        results = {
+            g: iter(local_fn(idx) if g == 0 else _recv(self.remotes[g - 1]))
+            for g, idx in local.items()
+        }
         return [next(results[g]) for g in where]
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
         cached = self._cached.get(method_name)
         if cached is not None and not method_args and not method_kwargs:
             per_env = self.local.env_method(method_name) + [r for w in cached for r in w]
@@ -228,22 +250,36 @@ class GroupedVecEnv(VecEnv):
         self._cached = {}
         return self._call(
             "env_method",
-            lambda idx: self.local.env_method(method_name, *method_args, indices=idx,
-                                              **method_kwargs),
-            lambda idx: (method_name, method_args, method_kwargs, idx), indices)
+            lambda idx: self.local.env_method(
+                method_name, *method_args, indices=idx, **method_kwargs
+            ),
+            lambda idx: (method_name, method_args, method_kwargs, idx),
+            indices,
+        )
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        return self._call("get_attr", lambda idx: self.local.get_attr(attr_name, indices=idx),
-                          lambda idx: (attr_name, idx), indices)
+        return self._call(
+            "get_attr",
+            lambda idx: self.local.get_attr(attr_name, indices=idx),
+            lambda idx: (attr_name, idx),
+            indices,
+        )
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         self._cached = {}
-        self._call("set_attr",
-                   lambda idx: [self.local.set_attr(attr_name, value, indices=idx)] * len(idx),
-                   lambda idx: (attr_name, value, idx), indices)
+        self._call(
+            "set_attr",
+            lambda idx: [self.local.set_attr(attr_name, value, indices=idx)] * len(idx),
+            lambda idx: (attr_name, value, idx),
+            indices,
+        )
 
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
-                       indices: VecEnvIndices = None) -> list[bool]:
-        return self._call("is_wrapped",
-                          lambda idx: self.local.env_is_wrapped(wrapper_class, indices=idx),
-                          lambda idx: (wrapper_class, idx), indices)
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        return self._call(
+            "is_wrapped",
+            lambda idx: self.local.env_is_wrapped(wrapper_class, indices=idx),
+            lambda idx: (wrapper_class, idx),
+            indices,
+        )

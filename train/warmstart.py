@@ -83,8 +83,9 @@ class Demonstrations:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def collect(cfg: Any, ws: WarmStartConfig, first: int = 0, games: int | None = None,
-            learner: Any = None) -> Demonstrations:
+def collect(
+    cfg: Any, ws: WarmStartConfig, first: int = 0, games: int | None = None, learner: Any = None
+) -> Demonstrations:
     """Play games ``first .. first + games`` (default ``ws.games`` of them) in the training
     env of ``cfg`` (a TrainConfig), the teacher labelling every decision of the learner's
     seat. The teacher's move is played, or with ``learner`` (a MaskablePPO model, DAgger)
@@ -98,11 +99,14 @@ def collect(cfg: Any, ws: WarmStartConfig, first: int = 0, games: int | None = N
     games = ws.games if games is None else games
     for g in range(first, first + games):
         spec = ws.opponents[g % len(ws.opponents)]
-        opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s)
-                     for s in range(n - 1)]
-        env = entry.single_agent_class()(num_players=n, learner_seat=g % n,
-                                         shaping=dict(cfg.shaping), opponents=opponents,
-                                         **cfg.env_options)
+        opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s) for s in range(n - 1)]
+        env = entry.single_agent_class()(
+            num_players=n,
+            learner_seat=g % n,
+            shaping=dict(cfg.shaping),
+            opponents=opponents,
+            **cfg.env_options,
+        )
         teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
         obs, _ = env.reset(seed=ws.seed + g)
         rewards = []
@@ -129,27 +133,39 @@ def collect(cfg: Any, ws: WarmStartConfig, first: int = 0, games: int | None = N
             acc = r + gamma * acc
             ret.append(acc)
         ret_l += ret[::-1]
-    return Demonstrations(np.asarray(obs_l, np.float32), np.asarray(mask_l, bool),
-                          np.asarray(act_l, np.int64), np.asarray(ret_l, np.float32),
-                          np.asarray(game_l, np.int64), snapped, time.perf_counter() - t0,
-                          wins, games)
+    return Demonstrations(
+        np.asarray(obs_l, np.float32),
+        np.asarray(mask_l, bool),
+        np.asarray(act_l, np.int64),
+        np.asarray(ret_l, np.float32),
+        np.asarray(game_l, np.int64),
+        snapped,
+        time.perf_counter() - t0,
+        wins,
+        games,
+    )
 
 
 def greedy_index(model: Any, obs: np.ndarray, mask: np.ndarray) -> int:
     """The model's most likely legal action for one observation."""
     with torch.no_grad():
-        dist = model.policy.get_distribution(torch.as_tensor(obs[None]),
-                                             action_masks=mask[None])
+        dist = model.policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
         return int(dist.distribution.probs.argmax(1)[0])
 
 
 def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:
     """Both sets of decisions (DAgger's aggregate)."""
-    return Demonstrations(np.concatenate([a.obs, b.obs]), np.concatenate([a.masks, b.masks]),
-                          np.concatenate([a.actions, b.actions]),
-                          np.concatenate([a.returns, b.returns]),
-                          np.concatenate([a.game, b.game]), a.snapped + b.snapped,
-                          a.seconds + b.seconds, a.wins + b.wins, a.games + b.games)
+    return Demonstrations(
+        np.concatenate([a.obs, b.obs]),
+        np.concatenate([a.masks, b.masks]),
+        np.concatenate([a.actions, b.actions]),
+        np.concatenate([a.returns, b.returns]),
+        np.concatenate([a.game, b.game]),
+        a.snapped + b.snapped,
+        a.seconds + b.seconds,
+        a.wins + b.wins,
+        a.games + b.games,
+    )
 
 
 def agreement(model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
@@ -181,11 +197,11 @@ def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, A
         order = rng.permutation(len(acts))
         total = 0.0
         for a in range(0, len(order), ws.batch_size):
-            idx = order[a:a + ws.batch_size]
-            values, log_prob, _ = pol.evaluate_actions(obs[idx], acts[idx],
-                                                       action_masks=masks[idx])
+            idx = order[a : a + ws.batch_size]
+            values, log_prob, _ = pol.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
             loss = -log_prob.mean() + ws.value_weight * torch.mean(
-                (values.flatten() - rets[idx]) ** 2)
+                (values.flatten() - rets[idx]) ** 2
+            )
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(pol.parameters(), 0.5)
@@ -194,10 +210,17 @@ def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, A
         losses.append(total / max(len(order), 1))
     pol.set_training_mode(False)
     after = agreement(model, demos.obs[test], demos.masks[test], demos.actions[test])
-    return {"decisions": int(len(demos.actions)), "held_out": int(held.sum()),
-            "teacher_games": demos.games, "teacher_wins": demos.wins,
-            "snapped": demos.snapped, "collect_seconds": demos.seconds,
-            "agreement_before": before, "agreement_after": after, "losses": losses}
+    return {
+        "decisions": int(len(demos.actions)),
+        "held_out": int(held.sum()),
+        "teacher_games": demos.games,
+        "teacher_wins": demos.wins,
+        "snapped": demos.snapped,
+        "collect_seconds": demos.seconds,
+        "agreement_before": before,
+        "agreement_after": after,
+        "losses": losses,
+    }
 
 
 def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
@@ -210,13 +233,19 @@ def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
     figures = clone(model, demos, ws)
     rounds = []
     for r in range(ws.dagger_rounds):
-        new = collect(cfg, ws, first=ws.games + r * ws.dagger_games, games=ws.dagger_games,
-                      learner=model)
+        new = collect(
+            cfg, ws, first=ws.games + r * ws.dagger_games, games=ws.dagger_games, learner=model
+        )
         demos = merge(demos, new)
         refit = clone(model, demos, ws)
-        rounds.append({"games": new.games, "learner_wins": new.wins,
-                       "decisions": int(len(demos.actions)),
-                       "agreement_after": refit["agreement_after"]})
+        rounds.append(
+            {
+                "games": new.games,
+                "learner_wins": new.wins,
+                "decisions": int(len(demos.actions)),
+                "agreement_after": refit["agreement_after"],
+            }
+        )
     if rounds:
         figures["dagger"] = rounds
         figures["agreement_after"] = rounds[-1]["agreement_after"]

@@ -224,19 +224,22 @@ class RulesConfig(RulesFiles):
         for name in ("laps", "round_limit", "mph_per_hazard_card", "max_drops"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("luck_chips", "chips_per_player", "gadget_hand_limit",
-                     "curve_inward_cards", "speed_loss_per_hit"):
+        for name in (
+            "luck_chips",
+            "chips_per_player",
+            "gadget_hand_limit",
+            "curve_inward_cards",
+            "speed_loss_per_hit",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be at least 0, got {getattr(self, name)}")
         if not self.win_reward > 0:
             raise ValueError(f"win_reward must be positive, got {self.win_reward}")
-        if any(a < 0 for a in self.accelerate_amounts) or any(
-                b <= 0 for b in self.brake_amounts):
+        if any(a < 0 for a in self.accelerate_amounts) or any(b <= 0 for b in self.brake_amounts):
             raise ValueError("brake amounts must be positive, accelerate amounts at least 0")
         for name in ("start_speed", "max_speed", "turbo_speed_cap"):
             if getattr(self, name) % self.speed_per_square:
                 raise ValueError(f"{name} must be a multiple of speed_per_square")
-
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

@@ -37,8 +37,13 @@ class Game(GameBase):
     serialize_module = "lunatix_env.rules.serialize"
     file_fields = ("decks", "track")
 
-    def __init__(self, config: RulesConfig | str | Path | None = None, *,
-                 files: Mapping[str, Any] | None = None, **overrides: Any) -> None:
+    def __init__(
+        self,
+        config: RulesConfig | str | Path | None = None,
+        *,
+        files: Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> None:
         self.rules = rules = self.resolve_rules(config, overrides, load_rules)
         data = self.read_files(files)
         self.decks = decks_from_data(data["decks"], self._source("decks"))
@@ -56,8 +61,11 @@ class Game(GameBase):
         #: ahead[facing][square]: ((direction, square), ...) for the existing squares ahead
         self.ahead = tuple(
             tuple(
-                tuple((d, nb[slot]) for d, slot in enumerate(DIR_SLOTS[facing])
-                      if nb[slot] is not None)
+                tuple(
+                    (d, nb[slot])
+                    for d, slot in enumerate(DIR_SLOTS[facing])
+                    if nb[slot] is not None
+                )
                 for nb in tr.neighbours[facing]
             )
             for facing in (0, 1)
@@ -92,9 +100,7 @@ class Game(GameBase):
     def int_to_action(self, index: int) -> Action:
         """The action at flat ``index``."""
         if not 0 <= int(index) < len(self.codec):
-            raise IllegalActionError(
-                f"action index {index} out of range 0..{len(self.codec) - 1}"
-            )
+            raise IllegalActionError(f"action index {index} out of range 0..{len(self.codec) - 1}")
         return self.codec.decode(int(index))
 
     def as_action(self, action: Action | int) -> Action:
@@ -114,15 +120,27 @@ class Game(GameBase):
         whose speeds are off this step is refused."""
         r, d = self.rules, self.decks
         t = r.turn_around
-        values = [r.start_speed, r.max_speed, r.turbo_speed_cap, r.speed_per_square,
-                  r.speed_loss_per_hit, r.chips.glue_speed_loss, r.pit.repair_amount,
-                  t.uturn_curve_speed, t.uturn_speed, t.bootleg_min_speed,
-                  t.bootleg_curve_speed, t.bootleg_speed, *r.brake_amounts,
-                  *r.accelerate_amounts, *(c.amount for c in d.hazard),
-                  *(c.amount for c in d.turbo),
-                  *(c.amount for c in d.gadgets if c.effect is GadgetEffect.ROCKET),
-                  *(a for c in d.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
-                  *(o.safe_speed for o in self.track.openings)]
+        values = [
+            r.start_speed,
+            r.max_speed,
+            r.turbo_speed_cap,
+            r.speed_per_square,
+            r.speed_loss_per_hit,
+            r.chips.glue_speed_loss,
+            r.pit.repair_amount,
+            t.uturn_curve_speed,
+            t.uturn_speed,
+            t.bootleg_min_speed,
+            t.bootleg_curve_speed,
+            t.bootleg_speed,
+            *r.brake_amounts,
+            *r.accelerate_amounts,
+            *(c.amount for c in d.hazard),
+            *(c.amount for c in d.turbo),
+            *(c.amount for c in d.gadgets if c.effect is GadgetEffect.ROCKET),
+            *(a for c in d.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
+            *(o.safe_speed for o in self.track.openings),
+        ]
         return math.gcd(*values) or 1
 
     @functools.cached_property
@@ -131,10 +149,19 @@ class Game(GameBase):
         r, d = self.rules, self.decks
         rams = r.rams
         pairs = (rams.involuntary, rams.sideswipe, rams.rear_end, rams.head_on)
-        return max([r.chips.tacks_dice, r.skid.wall_dice, r.skid.pit_wall_dice,
-                    *r.skid.car_dice, *(x for pair in pairs for x in pair),
-                    max(pair[1] for pair in pairs) + rams.battering_ram_extra,
-                    *(c.dice for c in d.hazard), *(c.dice for c in d.turbo), 1])
+        return max(
+            [
+                r.chips.tacks_dice,
+                r.skid.wall_dice,
+                r.skid.pit_wall_dice,
+                *r.skid.car_dice,
+                *(x for pair in pairs for x in pair),
+                max(pair[1] for pair in pairs) + rams.battering_ram_extra,
+                *(c.dice for c in d.hazard),
+                *(c.dice for c in d.turbo),
+                1,
+            ]
+        )
 
     @functools.cache  # noqa: B019 - games are few and immutable
     def dice_distribution(self, n: int) -> tuple[tuple[int, float], ...]:

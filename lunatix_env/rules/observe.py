@@ -21,27 +21,29 @@ def observe(state: State, seat: int) -> dict[str, Any]:
     cars = []
     for c in state.cars:
         own = c.seat == seat
-        cars.append({
-            "seat": c.seat,
-            "square": None if c.in_pit or c.square < 0 else c.square,
-            "lane": None if c.in_pit or c.square < 0 else g.track.lane[c.square],
-            "facing": c.facing,
-            "speed": c.speed,
-            "max_speed": c.max_speed,
-            "luck": c.luck,
-            "chips": list(c.chips),
-            "gadgets": list(c.gadgets) if own else None,
-            "num_gadgets": len(c.gadgets),
-            "spent": list(c.spent),
-            "lunacies": list(c.lunacies),
-            "in_pit": c.in_pit,
-            "pit_opening": c.pit_opening,
-            "progress": c.u,
-            "laps": state.laps(c.seat),
-            "laps_required": state.laps_required(c.seat),
-            "out": c.out,
-            "card": state.cards[c.seat],
-        })
+        cars.append(
+            {
+                "seat": c.seat,
+                "square": None if c.in_pit or c.square < 0 else c.square,
+                "lane": None if c.in_pit or c.square < 0 else g.track.lane[c.square],
+                "facing": c.facing,
+                "speed": c.speed,
+                "max_speed": c.max_speed,
+                "luck": c.luck,
+                "chips": list(c.chips),
+                "gadgets": list(c.gadgets) if own else None,
+                "num_gadgets": len(c.gadgets),
+                "spent": list(c.spent),
+                "lunacies": list(c.lunacies),
+                "in_pit": c.in_pit,
+                "pit_opening": c.pit_opening,
+                "progress": c.u,
+                "laps": state.laps(c.seat),
+                "laps_required": state.laps_required(c.seat),
+                "out": c.out,
+                "card": state.cards[c.seat],
+            }
+        )
     decision = None
     if state.decision is not None:
         decision = dict(state.decision)

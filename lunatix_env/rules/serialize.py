@@ -29,10 +29,28 @@ if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
 
 _TASK_ARITY = {
-    "round_start": 0, "round_end": 0, "chip_mix": 0, "deal_dot": 1, "turn": 1, "move": 0,
-    "end_turn": 1, "pit_exit": 1, "curve_accel": 2, "set_speed": 2, "chip": 2, "hazards": 3,
-    "draw_hazard": 1, "apply_hazards": 2, "skid": 2, "damage": 2, "turbo": 1,
-    "turbo_apply": 2, "shop": 2, "gadget_draw": 1, "gadget_choose": 1, "hand_limit": 1,
+    "round_start": 0,
+    "round_end": 0,
+    "chip_mix": 0,
+    "deal_dot": 1,
+    "turn": 1,
+    "move": 0,
+    "end_turn": 1,
+    "pit_exit": 1,
+    "curve_accel": 2,
+    "set_speed": 2,
+    "chip": 2,
+    "hazards": 3,
+    "draw_hazard": 1,
+    "apply_hazards": 2,
+    "skid": 2,
+    "damage": 2,
+    "turbo": 1,
+    "turbo_apply": 2,
+    "shop": 2,
+    "gadget_draw": 1,
+    "gadget_choose": 1,
+    "hand_limit": 1,
 }
 #: limits checked before anything else (the largest states of 6-player random games have
 #: ~470 values in ~80 objects and lists, 5 levels deep; the largest input they admit is
@@ -40,8 +58,17 @@ _TASK_ARITY = {
 MAX_DEPTH = 8
 MAX_VALUES = 2_000
 MAX_CONTAINERS = 400
-_TURN_KEYS = {"seat", "steps", "over", "ram", "battering", "drop_kind", "drops", "ignore_max",
-              "rocket"}
+_TURN_KEYS = {
+    "seat",
+    "steps",
+    "over",
+    "ram",
+    "battering",
+    "drop_kind",
+    "drops",
+    "ignore_max",
+    "rocket",
+}
 
 
 def _car(game: Game, d: Any, seat: int) -> Car:
@@ -64,14 +91,16 @@ def _car(game: Game, d: Any, seat: int) -> Car:
     c.chips = _ints(_get(d, "chips", path), f"{path}.chips", 3, 0)
     c.gadgets = _ints(_get(d, "gadgets", path), f"{path}.gadgets", None, 0, ng - 1)
     c.spent = _ints(_get(d, "spent", path), f"{path}.spent", None, 0, ng - 1)
-    c.lunacies = _ints(_get(d, "lunacies", path), f"{path}.lunacies", None, 0,
-                       len(game.decks.hazard) - 1)
+    c.lunacies = _ints(
+        _get(d, "lunacies", path), f"{path}.lunacies", None, 0, len(game.decks.hazard) - 1
+    )
     for li in c.lunacies:
         if game.decks.hazard[li].lunacy is None:
             raise _err(f"{path}.lunacies", f"hazard card {li} is not a lunacy")
     c.in_pit = _bool(_get(d, "in_pit", path), f"{path}.in_pit")
-    c.pit_opening = _int(_get(d, "pit_opening", path), f"{path}.pit_opening", -1,
-                         len(tr.openings) - 1)
+    c.pit_opening = _int(
+        _get(d, "pit_opening", path), f"{path}.pit_opening", -1, len(tr.openings) - 1
+    )
     c.pit_order = _int(_get(d, "pit_order", path), f"{path}.pit_order", 0)
     c.u = _num(_get(d, "u", path), f"{path}.u")
     c.best_u = _num(_get(d, "best_u", path), f"{path}.best_u")
@@ -94,15 +123,40 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if data.get("schema") != "lunatix_loop/state":
         raise _err("schema", f"expected 'lunatix_loop/state', got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:
-        raise _err("version", f"unsupported version {data.get('version')!r}; "
-                   f"this engine reads {SCHEMA_VERSION}")
+        raise _err(
+            "version",
+            f"unsupported version {data.get('version')!r}; this engine reads {SCHEMA_VERSION}",
+        )
     n = game.rules.num_players
     if _get(data, "num_players", "") != n:
         raise _err("num_players", f"{data['num_players']!r} does not match the game's {n}")
-    known = {"schema", "version", "seed", "num_players", "round", "cars", "cards", "order",
-             "hazard_deck", "hazard_discard", "turbo_deck", "turbo_discard", "gadget_top",
-             "gadget_bottom", "offer", "supply", "track_chips", "pit_counter", "batches",
-             "tasks", "decision", "chance", "turn", "outcome", "winner"}
+    known = {
+        "schema",
+        "version",
+        "seed",
+        "num_players",
+        "round",
+        "cars",
+        "cards",
+        "order",
+        "hazard_deck",
+        "hazard_discard",
+        "turbo_deck",
+        "turbo_discard",
+        "gadget_top",
+        "gadget_bottom",
+        "offer",
+        "supply",
+        "track_chips",
+        "pit_counter",
+        "batches",
+        "tasks",
+        "decision",
+        "chance",
+        "turn",
+        "outcome",
+        "winner",
+    }
     extra = set(data) - known
     if extra:
         raise _err("", f"unknown keys {sorted(extra)}")
@@ -123,11 +177,14 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     cards = _get(data, "cards", "")
     if not isinstance(cards, list) or len(cards) != n:
         raise _err("cards", f"expected {n} entries")
-    s.cards = [None if c is None else _int(c, f"cards[{i}]", 0, na - 1)
-               for i, c in enumerate(cards)]
+    s.cards = [
+        None if c is None else _int(c, f"cards[{i}]", 0, na - 1) for i, c in enumerate(cards)
+    ]
     for i, c in enumerate(s.cards):
-        if c is not None and game.codec.decode(c).kind not in (ActionKind.CARD,
-                                                               ActionKind.PLAY_GADGET):
+        if c is not None and game.codec.decode(c).kind not in (
+            ActionKind.CARD,
+            ActionKind.PLAY_GADGET,
+        ):
             raise _err(f"cards[{i}]", f"action {c} ({game.codec.decode(c)}) is not a card")
     s.order = _ints(_get(data, "order", ""), "order", None, 0, n - 1)
     if len(set(s.order)) != len(s.order):
@@ -179,19 +236,26 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         undealt.add(s.chance["seat"])
     for c in s.cars:
         if (c.square < 0) != (c.seat in undealt):
-            raise _err(f"cars[{c.seat}].square",
-                       "only a car whose start dot is still to be dealt has square -1")
+            raise _err(
+                f"cars[{c.seat}].square",
+                "only a car whose start dot is still to be dealt has square -1",
+            )
     step = game.speed_step
     for c in s.cars:
         for name in ("speed", "max_speed"):
             if getattr(c, name) % step:
-                raise _err(f"cars[{c.seat}].{name}", f"{getattr(c, name)} is not a multiple of "
-                           f"{step} mph, the step of every speed this game's rules can give")
+                raise _err(
+                    f"cars[{c.seat}].{name}",
+                    f"{getattr(c, name)} is not a multiple of "
+                    f"{step} mph, the step of every speed this game's rules can give",
+                )
     for c in s.cars:
         turbo = s.turn is not None and s.turn["seat"] == c.seat and s.turn["ignore_max"]
         if c.speed > c.max_speed and not turbo:
-            raise _err(f"cars[{c.seat}].speed", f"{c.speed} exceeds max speed {c.max_speed} "
-                       "outside a turbo or rocket turn")
+            raise _err(
+                f"cars[{c.seat}].speed",
+                f"{c.speed} exceeds max speed {c.max_speed} outside a turbo or rocket turn",
+            )
     _check_conservation(game, s)
     _check_positions(game, s)
     pending = (s.decision is not None) + (s.chance is not None)
@@ -204,8 +268,9 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
 
 #: decisions asked only of the seat whose turn it is; those asked only with the car on the
 #: track; those asked only with it in the pit; those asked only between turns
-_TURN_DECISIONS = frozenset({"brake", "accelerate", "charge", "drop_kind", "step", "ram",
-                             "turn_around", "pit_exit", "shop"})
+_TURN_DECISIONS = frozenset(
+    {"brake", "accelerate", "charge", "drop_kind", "step", "ram", "turn_around", "pit_exit", "shop"}
+)
 _TRACK_DECISIONS = frozenset({"step", "ram"})
 _PIT_DECISIONS = frozenset({"pit_exit", "shop"})
 _ROUND_DECISIONS = frozenset({"chip_mix", "card"})
@@ -221,15 +286,20 @@ def _check_decision_phase(s: State) -> None:
     kind = d["kind"]
     if kind in _ROUND_DECISIONS:
         if t is not None:
-            raise _err("decision", f"a {kind!r} decision comes between turns, not in seat "
-                       f"{t['seat']}'s turn")
+            raise _err(
+                "decision",
+                f"a {kind!r} decision comes between turns, not in seat {t['seat']}'s turn",
+            )
         return
     if t is None:
         raise _err("decision", f"a {kind!r} decision comes inside a turn (turn is null)")
     seat = d["seat"]
     if kind in _TURN_DECISIONS and seat != t["seat"]:
-        raise _err("decision.seat", f"a {kind!r} decision belongs to seat {t['seat']}, whose "
-                   f"turn it is, not to seat {seat}")
+        raise _err(
+            "decision.seat",
+            f"a {kind!r} decision belongs to seat {t['seat']}, whose "
+            f"turn it is, not to seat {seat}",
+        )
     car = s.cars[seat]
     if kind in _TRACK_DECISIONS and (car.in_pit or car.square < 0):
         raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car on the track")
@@ -242,8 +312,7 @@ def _tasks(v: Any, n: int) -> list[tuple]:
         raise _err("tasks", "expected a list")
     out = []
     for i, t in enumerate(v):
-        if not isinstance(t, list) or not t or not isinstance(t[0], str) or \
-                t[0] not in _TASK_ARITY:
+        if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in _TASK_ARITY:
             raise _err(f"tasks[{i}]", f"unknown task {t!r}")
         if len(t) - 1 != _TASK_ARITY[t[0]]:
             raise _err(f"tasks[{i}]", f"task {t[0]!r} takes {_TASK_ARITY[t[0]]} arguments")
@@ -257,12 +326,21 @@ def _tasks(v: Any, n: int) -> list[tuple]:
 #: the context keys of each decision kind (besides "kind" and "seat" or "seats"); a gadget
 #: decision is offered against a hazard card (card, where) or a turbo's dice (dice)
 _DECISION_KEYS: dict[str, tuple[frozenset[str], ...]] = {
-    "chip_mix": (frozenset(),), "card": (frozenset(),), "brake": (frozenset(),),
-    "accelerate": (frozenset(),), "drop_kind": (frozenset(),), "step": (frozenset(),),
-    "ram": (frozenset(),), "turn_around": (frozenset(),), "keep_gadget": (frozenset(),),
-    "discard_gadget": (frozenset(),), "pit_exit": (frozenset(),),
-    "charge": (frozenset({"gadget"}),), "shop": (frozenset({"points"}),),
-    "luck": (frozenset({"deck", "card"}),), "protect": (frozenset({"hits"}),),
+    "chip_mix": (frozenset(),),
+    "card": (frozenset(),),
+    "brake": (frozenset(),),
+    "accelerate": (frozenset(),),
+    "drop_kind": (frozenset(),),
+    "step": (frozenset(),),
+    "ram": (frozenset(),),
+    "turn_around": (frozenset(),),
+    "keep_gadget": (frozenset(),),
+    "discard_gadget": (frozenset(),),
+    "pit_exit": (frozenset(),),
+    "charge": (frozenset({"gadget"}),),
+    "shop": (frozenset({"points"}),),
+    "luck": (frozenset({"deck", "card"}),),
+    "protect": (frozenset({"hits"}),),
     "gadget": (frozenset({"gadget", "card", "where"}), frozenset({"gadget", "dice"})),
 }
 _SIMULTANEOUS = ("chip_mix", "card")
@@ -284,13 +362,13 @@ def _decision(game: Game, v: Any) -> dict | None:
     context = set(d) - {"kind"} - who
     if not who <= set(d) or context not in shapes:
         want = " or ".join(str(sorted({"kind"} | who | c)) for c in shapes)
-        raise _err("decision", f"a {kind.value!r} decision has the keys {want}, "
-                   f"got {sorted(d)}")
+        raise _err("decision", f"a {kind.value!r} decision has the keys {want}, got {sorted(d)}")
     if "seats" in d:
         d["seats"] = _ints(d["seats"], "decision.seats", None, 0, n - 1)
         if not d["seats"] or d["seats"] != sorted(set(d["seats"])):
-            raise _err("decision.seats", "expected distinct seats in increasing order, "
-                       f"got {d['seats']}")
+            raise _err(
+                "decision.seats", f"expected distinct seats in increasing order, got {d['seats']}"
+            )
     else:
         _int(d["seat"], "decision.seat", 0, n - 1)
     decks = game.decks
@@ -315,9 +393,13 @@ def _decision(game: Game, v: Any) -> dict | None:
     return d
 
 
-_CHANCE_KEYS = {"start_dot": frozenset({"kind", "seat"}), "gadget": frozenset({"kind", "seat"}),
-                "hazard": frozenset({"kind", "seat"}), "turbo": frozenset({"kind", "seat"}),
-                "dice": frozenset({"kind", "seat", "n"})}
+_CHANCE_KEYS = {
+    "start_dot": frozenset({"kind", "seat"}),
+    "gadget": frozenset({"kind", "seat"}),
+    "hazard": frozenset({"kind", "seat"}),
+    "turbo": frozenset({"kind", "seat"}),
+    "dice": frozenset({"kind", "seat", "n"}),
+}
 
 
 def _chance(game: Game, v: Any) -> dict | None:
@@ -331,8 +413,11 @@ def _chance(game: Game, v: Any) -> dict | None:
         raise _err("chance.kind", f"unknown chance event {v.get('kind')!r}") from None
     d = dict(v)
     if set(d) != _CHANCE_KEYS[kind.value]:
-        raise _err("chance", f"a {kind.value!r} event has the keys "
-                   f"{sorted(_CHANCE_KEYS[kind.value])}, got {sorted(d)}")
+        raise _err(
+            "chance",
+            f"a {kind.value!r} event has the keys "
+            f"{sorted(_CHANCE_KEYS[kind.value])}, got {sorted(d)}",
+        )
     _int(d["seat"], "chance.seat", 0, game.rules.num_players - 1)
     if kind is ChanceKind.DICE:
         _int(d["n"], "chance.n", 1, game.max_dice)
@@ -360,20 +445,27 @@ def _check_conservation(game: Game, s: State) -> None:
         where = s.hazard_deck[i] + s.hazard_discard[i]
         where += sum(b.count(i) for b in s.batches)
         where += sum(c.lunacies.count(i) for c in s.cars)
-        if s.decision is not None and s.decision["kind"] == "gadget" and s.decision.get(
-                "card") == i and card.lunacy is not None:
+        if (
+            s.decision is not None
+            and s.decision["kind"] == "gadget"
+            and s.decision.get("card") == i
+            and card.lunacy is not None
+        ):
             where += 1  # a drawn lunacy while Shrink's Card is being offered against it
         if where != card.count:
-            raise _err("hazard_deck", f"{card.name}: {where} cards accounted for, "
-                       f"the deck has {card.count}")
+            raise _err(
+                "hazard_deck",
+                f"{card.name}: {where} cards accounted for, the deck has {card.count}",
+            )
     held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]
     if s.decision is not None and s.decision.get("deck") == "turbo":
         held.append(s.decision["card"])
     for i, card in enumerate(game.decks.turbo):
         where = s.turbo_deck[i] + s.turbo_discard[i] + held.count(i)
         if where != card.count:
-            raise _err("turbo_deck", f"{card.name}: {where} cards accounted for, "
-                       f"the deck has {card.count}")
+            raise _err(
+                "turbo_deck", f"{card.name}: {where} cards accounted for, the deck has {card.count}"
+            )
     seen = list(s.gadget_top) + [e[0] for e in s.gadget_bottom] + list(s.offer)
     for c in s.cars:
         seen += c.gadgets + c.spent
@@ -383,8 +475,10 @@ def _check_conservation(game: Game, s: State) -> None:
         total = s.supply[k] + sum(c.chips[k] for c in s.cars)
         total += sum(1 for kk in s.track_chips.values() if kk == k)
         if total != game.rules.chip_supply[k]:
-            raise _err("supply", f"chip kind {k}: {total} accounted for, "
-                       f"expected {game.rules.chip_supply[k]}")
+            raise _err(
+                "supply",
+                f"chip kind {k}: {total} accounted for, expected {game.rules.chip_supply[k]}",
+            )
 
 
 def _check_positions(game: Game, s: State) -> None:
@@ -394,6 +488,7 @@ def _check_positions(game: Game, s: State) -> None:
         if c.in_pit or c.square < 0:
             continue
         if c.square in seen and not rocket:
-            raise _err(f"cars[{c.seat}].square",
-                       f"square {c.square} also holds car {seen[c.square]}")
+            raise _err(
+                f"cars[{c.seat}].square", f"square {c.square} also holds car {seen[c.square]}"
+            )
         seen[c.square] = c.seat

@@ -148,17 +148,19 @@ class Car:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
-        return {f: (list(getattr(self, f)) if f in _LIST_FIELDS else getattr(self, f))
-                for f in Car.FIELDS}
+        return {
+            f: (list(getattr(self, f)) if f in _LIST_FIELDS else getattr(self, f))
+            for f in Car.FIELDS
+        }
 
 
 _LIST_FIELDS = ("chips", "gadgets", "spent", "lunacies")
 
 
-
 def laps_done(best_u: float, length: float) -> int:
     """Completed laps for a high-water mark ``best_u`` on a lap of ``length``."""
     return max(0, math.floor(best_u / length + 1e-9))
+
 
 class State(MachineQueries):
     """A Lunatix Loop game in progress. Build it with ``Game.new_initial_state``."""
@@ -306,8 +308,12 @@ class State(MachineQueries):
             seat = d["seat"]
             a = actions.get(seat)
             legal = self._legal.get(seat)
-            if (type(a) is Action and legal is not None and a in legal
-                    and type(next(iter(actions))) is int):
+            if (
+                type(a) is Action
+                and legal is not None
+                and a in legal
+                and type(next(iter(actions))) is int
+            ):
                 self.decision = None
                 self._legal = {}
                 _DECIDE[d["kind"]](self, d, {seat: a})
@@ -322,12 +328,16 @@ class State(MachineQueries):
             acts = {s: (a if type(a) is Action else as_action(a)) for s, a in joint.items()}
         except IllegalActionError as exc:
             legal = "; ".join(
-                f"seat {p}: " + ", ".join(str(x) for x in self.legal_actions(p)) for p in players)
+                f"seat {p}: " + ", ".join(str(x) for x in self.legal_actions(p)) for p in players
+            )
             raise IllegalActionError(f"{exc}; legal now: {legal}") from None
         except (TypeError, ValueError) as exc:
             raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
-        if len(acts) != len(players) or (
-            len(players) > 1 and sorted(acts) != sorted(players)) or players[0] not in acts:
+        if (
+            len(acts) != len(players)
+            or (len(players) > 1 and sorted(acts) != sorted(players))
+            or players[0] not in acts
+        ):
             raise IllegalActionError(
                 f"actions given for seats {sorted(acts)}, but the deciders are {list(players)}"
             )
@@ -492,8 +502,9 @@ class State(MachineQueries):
 
     def _can_drop(self, car: Car) -> bool:
         """Drop can be carried out: a chip held, at least one square to move, not in the pit."""
-        return (sum(car.chips) > 0 and not car.in_pit
-                and car.speed >= self.game.rules.speed_per_square)
+        return (
+            sum(car.chips) > 0 and not car.in_pit and car.speed >= self.game.rules.speed_per_square
+        )
 
     def _steps(self, speed: int) -> int:
         return speed // self.game.rules.speed_per_square
@@ -522,8 +533,9 @@ class State(MachineQueries):
         free = [(d, sq) for d, sq in self.game.ahead[car.facing][square] if sq not in occ]
         return self._tunnel_vision(car, free, occ) if car.lunacies else free
 
-    def _tunnel_vision(self, car: Car, moves: Sequence[tuple[int, int]],
-                       occ: dict[int, int]) -> list[tuple[int, int]]:
+    def _tunnel_vision(
+        self, car: Car, moves: Sequence[tuple[int, int]], occ: dict[int, int]
+    ) -> list[tuple[int, int]]:
         """Tunnel Vision: lane changes only when the square straight ahead is blocked."""
         if car.lunacies and Lunacy.TUNNEL_VISION in self._lunacies(car):
             straight = [(d, sq) for d, sq in moves if d == FORWARD and sq not in occ]
@@ -564,8 +576,14 @@ class State(MachineQueries):
                 break
         return False
 
-    def _can_land(self, car: Car, square: int, remaining: int, occ: dict[int, int],
-                  memo: dict[tuple[int, int], bool]) -> bool:
+    def _can_land(
+        self,
+        car: Car,
+        square: int,
+        remaining: int,
+        occ: dict[int, int],
+        memo: dict[tuple[int, int], bool],
+    ) -> bool:
         """Rocket Booster: from ``square`` with ``remaining`` steps, can the car end free?"""
         key = (square, remaining)
         if key in memo:
@@ -625,8 +643,9 @@ class State(MachineQueries):
         return out
 
     def _charge_amounts(self, car: Car, gadget: int) -> list[int]:
-        return [a for a in self.game.decks.gadgets[gadget].amounts
-                if car.speed + a <= car.max_speed]
+        return [
+            a for a in self.game.decks.gadgets[gadget].amounts if car.speed + a <= car.max_speed
+        ]
 
     def _luck_available(self, car: Car) -> bool:
         return car.luck > 0 or self._holds(car, GadgetEffect.FUZZY_DICE) is not None
@@ -649,8 +668,11 @@ class State(MachineQueries):
         A = Action
         if kind is DecisionKind.CHIP_MIX:
             cap = min(r.chips_per_player, min(r.chip_supply) // len(self.cars))
-            return [A(ActionKind.CHIP_MIX, i) for i, m in enumerate(self.game.codec.chip_mixes)
-                    if max(m) <= cap]
+            return [
+                A(ActionKind.CHIP_MIX, i)
+                for i, m in enumerate(self.game.codec.chip_mixes)
+                if max(m) <= cap
+            ]
         if kind is DecisionKind.CARD:
             return self._legal_cards(seat)
         if kind is DecisionKind.BRAKE:
@@ -658,9 +680,11 @@ class State(MachineQueries):
         if kind is DecisionKind.ACCELERATE:
             if Lunacy.SPEED_FREAK in self._lunacies(car):
                 return [A(ActionKind.TURBO)]
-            return [A(ActionKind.ACCELERATE, a) for a in r.accelerate_amounts
-                    if car.speed + a <= car.max_speed and (a > 0 or not car.in_pit)
-                    ] + [A(ActionKind.TURBO)]
+            return [
+                A(ActionKind.ACCELERATE, a)
+                for a in r.accelerate_amounts
+                if car.speed + a <= car.max_speed and (a > 0 or not car.in_pit)
+            ] + [A(ActionKind.TURBO)]
         if kind is DecisionKind.CHARGE:
             return [A(ActionKind.CHARGE, a) for a in self._charge_amounts(car, d["gadget"])]
         if kind is DecisionKind.DROP_KIND:
@@ -709,14 +733,15 @@ class State(MachineQueries):
             memo: dict[tuple[int, int], bool] = {}
             occ_others = {sq: s for sq, s in occ.items() if s != car.seat}
             moves = [
-                (dd, sq) for dd, sq in self._tunnel_vision(car, self.game.ahead[car.facing][
-                    car.square], occ_others)
+                (dd, sq)
+                for dd, sq in self._tunnel_vision(
+                    car, self.game.ahead[car.facing][car.square], occ_others
+                )
                 if self._can_land(car, sq, remaining - 1, occ_others, memo)
             ]
         else:
             moves = self._moves_from(car, car.square, occ)
-        pit = car.square in self.game.track.opening_at and self._pit_entry_allowed(
-            car, car.square)
+        pit = car.square in self.game.track.opening_at and self._pit_entry_allowed(car, car.square)
         rams: list[tuple[int, int]] = []
         if t["ram"] == 1:
             rams = self._ram_targets(car, car.square, occ)
@@ -742,8 +767,9 @@ class State(MachineQueries):
             out += [RAM_ACTIONS[dd] for dd, _ in rams]
         if not out:
             # blocked on every side: rear-end ram one of the blockers (involuntary ram)
-            out = [RAM_ACTIONS[dd] for dd, sq in self.game.ahead[car.facing][car.square]
-                   if sq in occ]
+            out = [
+                RAM_ACTIONS[dd] for dd, sq in self.game.ahead[car.facing][car.square] if sq in occ
+            ]
         return out
 
     def _drop_status(self, car: Car, remaining: int) -> tuple[bool, bool]:
@@ -751,8 +777,12 @@ class State(MachineQueries):
         t = self.turn
         assert t is not None
         k = t["drop_kind"]
-        if (k < 0 or t["drops"] >= self.game.rules.max_drops or car.chips[k] <= 0
-                or car.square in self.track_chips):
+        if (
+            k < 0
+            or t["drops"] >= self.game.rules.max_drops
+            or car.chips[k] <= 0
+            or car.square in self.track_chips
+        ):
             return False, False
         return True, t["drops"] == 0 and remaining <= 1
 
@@ -778,8 +808,17 @@ class State(MachineQueries):
         if car.out:
             return
         card = self.game.codec.decode(self.cards[seat])  # type: ignore[arg-type]
-        self.turn = {"seat": seat, "steps": 0, "over": False, "ram": 0, "battering": False,
-                     "drop_kind": -1, "drops": 0, "ignore_max": False, "rocket": False}
+        self.turn = {
+            "seat": seat,
+            "steps": 0,
+            "over": False,
+            "ram": 0,
+            "battering": False,
+            "drop_kind": -1,
+            "drops": 0,
+            "ignore_max": False,
+            "rocket": False,
+        }
         self._push("end_turn", seat)
         self._push("move")
         if car.in_pit:
@@ -1499,7 +1538,7 @@ class State(MachineQueries):
             start = 0
             for who, k in sizes:
                 if who == decider:
-                    return any(g in need for g in cards[start:start + k])
+                    return any(g in need for g in cards[start : start + k])
                 start += k
             return True
 
@@ -1510,8 +1549,8 @@ class State(MachineQueries):
             cards = []
             for who, k in sizes:
                 if who == decider:
-                    cards += [need[0], *perm[:k - 1]]
-                    perm = perm[k - 1:]
+                    cards += [need[0], *perm[: k - 1]]
+                    perm = perm[k - 1 :]
                 else:
                     cards += perm[:k]
                     perm = perm[k:]
@@ -1524,15 +1563,15 @@ class State(MachineQueries):
                 tries += 1
             if need and not holds_needed(cards):  # practically unreachable fallback
                 i = cards.index(need[0])
-                start = sum(k for who, k in sizes[:[w for w, _ in sizes].index(decider)])
+                start = sum(k for who, k in sizes[: [w for w, _ in sizes].index(decider)])
                 cards[i], cards[start] = cards[start], cards[i]
         at = 0
         for c in others:
             k = len(c.gadgets)
-            c.gadgets = sorted(cards[at:at + k])
+            c.gadgets = sorted(cards[at : at + k])
             at += k
         if n_offer:
-            s.offer = cards[at:at + n_offer]
+            s.offer = cards[at : at + n_offer]
             at += n_offer
         for i in bottom_slots:
             s.gadget_bottom[i][0] = cards[at]
@@ -1545,8 +1584,7 @@ class State(MachineQueries):
         kind = d["kind"]
         gi = self.game.gadget_index
         if kind == DecisionKind.PROTECT._value_:
-            return tuple(gi[e] for e in (GadgetEffect.ARMOR, GadgetEffect.ROLL_CAGE)
-                         if e in gi)
+            return tuple(gi[e] for e in (GadgetEffect.ARMOR, GadgetEffect.ROLL_CAGE) if e in gi)
         if kind == DecisionKind.GADGET._value_:
             return (d["gadget"],)
         if kind == DecisionKind.LUCK._value_ and self.cars[d["seat"]].luck == 0:

@@ -41,7 +41,8 @@ def state_to_text(state: State) -> str:
     head = f"{tr.name}  round {state.round}/{g.rules.round_limit}"
     if state.is_terminal():
         head += f"  {state.status.value}" + (
-            f" (player_{state.winner})" if state.winner is not None else "")
+            f" (player_{state.winner})" if state.winner is not None else ""
+        )
     elif state.decision is not None:
         who = ",".join(f"player_{s}" for s in state.current_players())
         head += f"  deciding: {state.decision['kind']} ({who})"

@@ -92,7 +92,8 @@ class LaunchAim:
             la, lb = float(lat[i]), float(lat[i + 1])
             u = la / (la - lb) if la != lb else 0.5
             fwd = (1.0 - u) * (c[i] * (px - fx[i]) + s[i] * (py - fy[i])) + u * (
-                c[i + 1] * (px - fx[i + 1]) + s[i + 1] * (py - fy[i + 1]))
+                c[i + 1] * (px - fx[i + 1]) + s[i + 1] * (py - fy[i + 1])
+            )
             x = a + u * (b - a)
             if fwd > 0 and (best is None or abs(x) < abs(best)):
                 best = x

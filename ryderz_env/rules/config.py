@@ -66,8 +66,11 @@ class GearPieces:
         if kind is PieceKind.STRAIGHT:
             return self.supply.straight
         turn = self.soft if kind is PieceKind.SOFT else self.hard
-        return 0 if turn is None else (self.supply.soft if kind is PieceKind.SOFT
-                                       else self.supply.hard)
+        return (
+            0
+            if turn is None
+            else (self.supply.soft if kind is PieceKind.SOFT else self.supply.hard)
+        )
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,11 @@ class PiecesConfig:
             raise ValueError("gears must be listed in order 1, 2, 3, ...")
         for g in self.gears:
             for name, turn in (("soft", g.soft), ("hard", g.hard)):
-                if turn is not None and not (0 < turn.angle < 180
-                                             and turn.radius > self.width / 2):
-                    raise ValueError(f"gear {g.gear} {name}: need 0 < angle < 180 and "
-                                     f"radius > width/2 = {self.width / 2}")
+                if turn is not None and not (0 < turn.angle < 180 and turn.radius > self.width / 2):
+                    raise ValueError(
+                        f"gear {g.gear} {name}: need 0 < angle < 180 and "
+                        f"radius > width/2 = {self.width / 2}"
+                    )
         if not (0 < self.tip and 0 < self.width and 0 < self.arc_max_sagitta):
             raise ValueError("width, tip and arc_max_sagitta must be positive")
 
@@ -185,15 +189,15 @@ class RulesConfig(RulesFiles):
             raise ValueError("launch_spread, round_limit and win_prizms must be positive")
         if self.launch_spread > MAX_LAUNCH_SPREAD:
             # every launch decision lists launch_spread Launch Points per gear
-            raise ValueError(f"launch_spread must be at most {MAX_LAUNCH_SPREAD}, got "
-                             f"{self.launch_spread}")
+            raise ValueError(
+                f"launch_spread must be at most {MAX_LAUNCH_SPREAD}, got {self.launch_spread}"
+            )
         if self.launch_noise_sigma < 0 or self.launch_search_step <= 0:
             raise ValueError("launch_noise_sigma >= 0 and launch_search_step > 0 required")
         if not self.die_faces or any(f < 0 for f in self.die_faces):
             raise ValueError("die_faces: gear numbers, 0 for Spin Out")
         if not 0 < self.touch_tolerance < self.joint_tolerance:
             raise ValueError("need 0 < touch_tolerance < joint_tolerance")
-
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

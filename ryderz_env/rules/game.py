@@ -62,8 +62,13 @@ class Game(GameBase):
     serialize_module = "ryderz_env.rules.serialize"
     file_fields = ("pieces", "table")
 
-    def __init__(self, config: RulesConfig | str | Path | None = None, *,
-                 files: Mapping[str, Any] | None = None, **overrides: Any) -> None:
+    def __init__(
+        self,
+        config: RulesConfig | str | Path | None = None,
+        *,
+        files: Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> None:
         self.rules = rules = self.resolve_rules(config, overrides, load_rules)
         data = self.read_files(files)
         self.pieces = pieces_from_data(data["pieces"], self._source("pieces"))
@@ -72,8 +77,7 @@ class Game(GameBase):
             table = table_from_data(data["table"], self._source("table"))
             if square:  # the fence: every player's straights of the top gear, end to end
                 top = self.pieces.gears[-1]
-                table = squared_table(table, top.straight * top.supply.straight
-                                      * rules.num_players)
+                table = squared_table(table, top.straight * top.supply.straight * rules.num_players)
             self.table = Table(table, self.pieces.arc_max_sagitta)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
@@ -82,8 +86,10 @@ class Game(GameBase):
         self.small_table = square or self.table.min_width < rules.small_table_below
         self.large_table = not square and self.table.min_width > rules.large_table_above
         gears = self.pieces.gears
-        supply = [[g.count(PieceKind.STRAIGHT), g.count(PieceKind.SOFT),
-                   g.count(PieceKind.HARD)] for g in gears]
+        supply = [
+            [g.count(PieceKind.STRAIGHT), g.count(PieceKind.SOFT), g.count(PieceKind.HARD)]
+            for g in gears
+        ]
         self.top_gear = len(gears)
         if self.small_table:  # no 5th straights, 4th soft turns or 3rd hard turns
             if len(gears) < 5:
@@ -94,26 +100,29 @@ class Game(GameBase):
             self.top_gear = 4
         self.supply = tuple(tuple(g) for g in supply[: self.top_gear])
         #: has_hard[gear]: the gear's piece set has hard turns (curve attempts may name hard)
-        self.has_hard = {g: self.supply[g - 1][PieceKind.HARD] > 0
-                         for g in range(1, self.top_gear + 1)}
+        self.has_hard = {
+            g: self.supply[g - 1][PieceKind.HARD] > 0 for g in range(1, self.top_gear + 1)
+        }
         #: Galactic Waveryder's gears: those with hard turns in the full piece set (1-3 by
         #: the rules, on a small table too, where 3rd gear then uses lower hard turns)
-        self.wave_gears = frozenset(g.gear for g in gears if g.hard is not None
-                                    and g.gear <= self.top_gear)
+        self.wave_gears = frozenset(
+            g.gear for g in gears if g.hard is not None and g.gear <= self.top_gear
+        )
         self.shapes: dict[tuple[PieceKind, int, int], PieceShape] = build_shapes(self.pieces)
         #: (predecessor, piece) shape pairs that can only touch at the joint
-        self.clean_joints = clean_joints(self.pieces, self.table.cfg.launch_point,
-                                         rules.touch_tolerance, rules.joint_tolerance)
+        self.clean_joints = clean_joints(
+            self.pieces, self.table.cfg.launch_point, rules.touch_tolerance, rules.joint_tolerance
+        )
         lp = self.table.cfg.launch_point
-        self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width,
-                                           self.pieces.tip)
+        self.launch_local = launch_outline(lp.width, lp.depth, self.pieces.width, self.pieces.tip)
         self.launch_exit = launch_exit(lp.depth, self.pieces.tip)
         self.disc_local = disc_coords(rules.prizm_radius, self.pieces.arc_max_sagitta)
         n = rules.num_players
         #: each seat's Launch Point frame straight in front of it (the observers' frame
         #: before a launch or after a crash)
-        self.seat_frames = tuple(self.table.launch_frame(self.table.seat_position(s, n))
-                                 for s in range(n))
+        self.seat_frames = tuple(
+            self.table.launch_frame(self.table.seat_position(s, n)) for s in range(n)
+        )
         self.start_prizms = self._start_prizms()
         self.gear_deals = gear_deals(self.top_gear, n)
         if not self.gear_deals:
@@ -131,8 +140,7 @@ class Game(GameBase):
         #: (a buffer, costly: worked out once per shape, then placed like the piece)
         self._nudge_outlines: dict[ShapeKey, np.ndarray | None] = {}
         k = rules.launch_spread
-        self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1)
-                                   for i in range(k))
+        self.launch_spread = tuple(0.0 if k == 1 else -1.0 + 2.0 * i / (k - 1) for i in range(k))
         self.codec = ActionCodec(n, self.top_gear)
         self.info = GameInfo(
             name=NAME,
@@ -163,8 +171,9 @@ class Game(GameBase):
                 new = els
             for el in new:
                 local = self.nudge_outline((el.kind, el.gear, el.side))
-                cache[el] = (polygon(to_world(local, el.pose)) if local is not None else
-                             self._grow(el.poly))
+                cache[el] = (
+                    polygon(to_world(local, el.pose)) if local is not None else self._grow(el.poly)
+                )
         return [cache[el] for el in els]
 
     def nudge_outline(self, key: ShapeKey) -> np.ndarray | None:
@@ -173,8 +182,11 @@ class Game(GameBase):
         if key not in self._nudge_outlines:
             local = self.launch_local if key == LAUNCH_KEY else self.shapes[key].outline
             grown = self._grow(polygon(local))
-            self._nudge_outlines[key] = (None if grown.geom_type != "Polygon" or grown.interiors
-                                         else shapely.get_coordinates(grown.exterior)[:-1])
+            self._nudge_outlines[key] = (
+                None
+                if grown.geom_type != "Polygon" or grown.interiors
+                else shapely.get_coordinates(grown.exterior)[:-1]
+            )
         return self._nudge_outlines[key]
 
     def _grow(self, poly: Polygon) -> Polygon:
@@ -188,15 +200,29 @@ class Game(GameBase):
         sx, sy = self.table.point_at(self.table.seat_position(0, n))
         a0 = math.atan2(sy - cy, sx - cx)
         rad = self.rules.start_prizm_radius
-        return [(cx + rad * math.cos(a0 - 2 * math.pi * i / n),
-                 cy + rad * math.sin(a0 - 2 * math.pi * i / n)) for i in range(n)]
+        return [
+            (
+                cx + rad * math.cos(a0 - 2 * math.pi * i / n),
+                cy + rad * math.sin(a0 - 2 * math.pi * i / n),
+            )
+            for i in range(n)
+        ]
 
     # ------------------------------------------------------------------ construction
     def launch_element(self, seat: int, t: float, turn: int) -> Element:
         """A Launch Point of ``seat`` at perimeter position ``t``."""
         frame = self.table.launch_frame(t)
-        return make_element(seat, PieceKind.LAUNCH, 0, 0, frame, turn, self.launch_local,
-                            self.launch_exit, t=float(t))
+        return make_element(
+            seat,
+            PieceKind.LAUNCH,
+            0,
+            0,
+            frame,
+            turn,
+            self.launch_local,
+            self.launch_exit,
+            t=float(t),
+        )
 
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game at Start Your Engines. The seed is stored for records; chance is
@@ -206,10 +232,14 @@ class Game(GameBase):
     # ------------------------------------------------------------------ actions
     def int_to_action(self, index: int, x: float = 0.0) -> Action:
         """The action at flat ``index`` (a Launch Point gets position ``x``)."""
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral | np.integer) \
-                or not 0 <= int(index) < len(self.codec):
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, numbers.Integral | np.integer)
+            or not 0 <= int(index) < len(self.codec)
+        ):
             raise IllegalActionError(
-                f"action index {index!r} out of range 0..{len(self.codec) - 1}")
+                f"action index {index!r} out of range 0..{len(self.codec) - 1}"
+            )
         return self.codec.decode(int(index), x)
 
     def action_to_json(self, action: Action | int) -> int | list[float]:
@@ -222,10 +252,14 @@ class Game(GameBase):
         """Decode :meth:`action_to_json` output (``IllegalActionError`` if malformed)."""
         if isinstance(value, list) and len(value) == 2:
             x = value[1]
-            if isinstance(x, bool) or not isinstance(x, int | float) or not (
-                    math.isfinite(x) and -1.0 <= x <= 1.0):
+            if (
+                isinstance(x, bool)
+                or not isinstance(x, int | float)
+                or not (math.isfinite(x) and -1.0 <= x <= 1.0)
+            ):
                 raise IllegalActionError(
-                    f"a launch's position must be a number in [-1, 1], got {x!r}")
+                    f"a launch's position must be a number in [-1, 1], got {x!r}"
+                )
             a = self.int_to_action(value[0], float(x))
             if a.kind is not ActionKind.LAUNCH:
                 raise IllegalActionError(f"[{value[0]}, x]: only a launch has a position")

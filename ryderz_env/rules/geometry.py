@@ -53,8 +53,11 @@ class Pose(NamedTuple):
     def compose(self, local: Pose) -> Pose:
         """The world pose of ``local`` given in this pose's frame."""
         c, s = math.cos(self.h), math.sin(self.h)
-        return Pose(self.x + c * local.x - s * local.y, self.y + s * local.x + c * local.y,
-                    _wrap_angle(self.h + local.h))
+        return Pose(
+            self.x + c * local.x - s * local.y,
+            self.y + s * local.x + c * local.y,
+            _wrap_angle(self.h + local.h),
+        )
 
     def ahead(self, distance: float) -> tuple[float, float]:
         """The point ``distance`` ahead along the heading."""
@@ -122,8 +125,9 @@ class PieceShape:
         return np.array([self.point_at(self.length * i / n) for i in range(n + 1)])
 
 
-def _curve_outline(radius: float, angle: float, width: float, tip: float,
-                   sagitta: float) -> tuple[np.ndarray, Pose]:
+def _curve_outline(
+    radius: float, angle: float, width: float, tip: float, sagitta: float
+) -> tuple[np.ndarray, Pose]:
     """A left-turning curve: right (outer) edge forward, tip, left (inner) edge back, notch."""
     half = width / 2.0
     r_out, r_in = radius + half, radius - half
@@ -139,8 +143,16 @@ def _curve_outline(radius: float, angle: float, width: float, tip: float,
 
 def _straight_outline(length: float, width: float, tip: float) -> tuple[np.ndarray, Pose]:
     half = width / 2.0
-    coords = np.array([[0.0, -half], [length, -half], [length + tip, 0.0], [length, half],
-                       [0.0, half], [tip, 0.0]])
+    coords = np.array(
+        [
+            [0.0, -half],
+            [length, -half],
+            [length + tip, 0.0],
+            [length, half],
+            [0.0, half],
+            [tip, 0.0],
+        ]
+    )
     return coords, Pose(length, 0.0, 0.0)
 
 
@@ -150,19 +162,23 @@ def build_shapes(pieces: PiecesConfig) -> dict[tuple[PieceKind, int, int], Piece
     for g in pieces.gears:
         coords, ex = _straight_outline(g.straight, pieces.width, pieces.tip)
         shapes[(PieceKind.STRAIGHT, g.gear, 0)] = PieceShape(
-            PieceKind.STRAIGHT, g.gear, 0, coords, ex, g.straight, math.inf, 0.0)
+            PieceKind.STRAIGHT, g.gear, 0, coords, ex, g.straight, math.inf, 0.0
+        )
         for kind, turn in ((PieceKind.SOFT, g.soft), (PieceKind.HARD, g.hard)):
             if turn is None:
                 continue
             a = turn_radians(turn)
-            coords, ex = _curve_outline(turn.radius, a, pieces.width, pieces.tip,
-                                        pieces.arc_max_sagitta)
+            coords, ex = _curve_outline(
+                turn.radius, a, pieces.width, pieces.tip, pieces.arc_max_sagitta
+            )
             length = turn.radius * a
-            shapes[(kind, g.gear, 1)] = PieceShape(kind, g.gear, 1, coords, ex, length,
-                                                   turn.radius, a)
+            shapes[(kind, g.gear, 1)] = PieceShape(
+                kind, g.gear, 1, coords, ex, length, turn.radius, a
+            )
             mirrored = coords[::-1] * np.array([1.0, -1.0])
             shapes[(kind, g.gear, -1)] = PieceShape(
-                kind, g.gear, -1, mirrored, Pose(ex.x, -ex.y, -ex.h), length, turn.radius, a)
+                kind, g.gear, -1, mirrored, Pose(ex.x, -ex.y, -ex.h), length, turn.radius, a
+            )
     return shapes
 
 
@@ -170,8 +186,7 @@ def launch_outline(width: float, depth: float, piece_width: float, tip: float) -
     """The Launch Point in its frame (back midpoint at the origin, +x inward): back corners
     on the edge, shoulders, and a front point that a first piece's notch nests on."""
     hw, hp, d = width / 2.0, piece_width / 2.0, depth - tip
-    return np.array([[0.0, -hw], [d, -hw], [d, -hp], [depth, 0.0], [d, hp], [d, hw],
-                     [0.0, hw]])
+    return np.array([[0.0, -hw], [d, -hw], [d, -hp], [depth, 0.0], [d, hp], [d, hw], [0.0, hw]])
 
 
 def launch_exit(depth: float, tip: float) -> Pose:
@@ -215,13 +230,34 @@ class Element:
         return f"gear {self.gear} {self.kind.name.lower()}{side} from {self.pose}"
 
 
-def make_element(owner: int, kind: PieceKind, gear: int, side: int, pose: Pose, turn: int,
-                 local: np.ndarray, exit_local: Pose, t: float = math.nan) -> Element:
+def make_element(
+    owner: int,
+    kind: PieceKind,
+    gear: int,
+    side: int,
+    pose: Pose,
+    turn: int,
+    local: np.ndarray,
+    exit_local: Pose,
+    t: float = math.nan,
+) -> Element:
     """Place a local outline at ``pose``."""
-    coords, x0, y0, x1, y1 = place_outline(local, pose.x, pose.y, math.cos(pose.h),
-                                           math.sin(pose.h))
-    return Element(owner, kind, gear, side, pose, turn, t, pose.compose(exit_local), coords,
-                   polygon(coords), (x0, y0, x1, y1))
+    coords, x0, y0, x1, y1 = place_outline(
+        local, pose.x, pose.y, math.cos(pose.h), math.sin(pose.h)
+    )
+    return Element(
+        owner,
+        kind,
+        gear,
+        side,
+        pose,
+        turn,
+        t,
+        pose.compose(exit_local),
+        coords,
+        polygon(coords),
+        (x0, y0, x1, y1),
+    )
 
 
 def joint_line(exit_pose: Pose, width: float, tip: float) -> np.ndarray:
@@ -235,8 +271,9 @@ LAUNCH_KEY: ShapeKey = (PieceKind.LAUNCH, 0, 0)
 
 
 @lru_cache(maxsize=64)
-def clean_joints(pieces: PiecesConfig, launch: LaunchPointSize, tol: float,
-                 joint_tol: float) -> frozenset[tuple[ShapeKey, ShapeKey]]:
+def clean_joints(
+    pieces: PiecesConfig, launch: LaunchPointSize, tol: float, joint_tol: float
+) -> frozenset[tuple[ShapeKey, ShapeKey]]:
     """The (predecessor, piece) shape pairs that can only touch at their joint, wherever placed.
 
     For such a pair, with the piece nested on the predecessor's front (entry pose on the
@@ -252,21 +289,29 @@ def clean_joints(pieces: PiecesConfig, launch: LaunchPointSize, tol: float,
     """
     shapes = build_shapes(pieces)
     preds: dict[ShapeKey, tuple[np.ndarray, Pose]] = {
-        k: (s.outline, s.exit) for k, s in shapes.items()}
-    preds[LAUNCH_KEY] = (launch_outline(launch.width, launch.depth, pieces.width, pieces.tip),
-                         launch_exit(launch.depth, pieces.tip))
+        k: (s.outline, s.exit) for k, s in shapes.items()
+    }
+    preds[LAUNCH_KEY] = (
+        launch_outline(launch.width, launch.depth, pieces.width, pieces.tip),
+        launch_exit(launch.depth, pieces.tip),
+    )
     q = 8
     grow = inflate(2.0 * tol, q)
     out = set()
     for pk, (outline, ex) in preds.items():
         pred = shapely.polygons(outline)
         pred_grown = shapely.buffer(pred, grow, quad_segs=q)
-        zone = shapely.buffer(shapely.linestrings(joint_line(ex, pieces.width, pieces.tip)),
-                              joint_tol / 2.0, quad_segs=q)
+        zone = shapely.buffer(
+            shapely.linestrings(joint_line(ex, pieces.width, pieces.tip)),
+            joint_tol / 2.0,
+            quad_segs=q,
+        )
         for sk, s in shapes.items():
             piece = shapely.polygons(to_world(s.outline, ex))
-            near = (shapely.intersection(piece, pred_grown),
-                    shapely.intersection(pred, shapely.buffer(piece, grow, quad_segs=q)))
+            near = (
+                shapely.intersection(piece, pred_grown),
+                shapely.intersection(pred, shapely.buffer(piece, grow, quad_segs=q)),
+            )
             if all(g.is_empty or bool(shapely.covered_by(g, zone)) for g in near):
                 out.add((pk, sk))
     return frozenset(out)
@@ -312,8 +357,7 @@ class Table:
             self.min_width = _min_width(verts)
             self.radius = math.nan
         #: a search disc around a point of the table this wide covers the table (Nudge)
-        self.search_limit = 2.0 * max(self.min_width,
-                                      math.hypot(*self.polygon.bounds[2:]) * 2.0)
+        self.search_limit = 2.0 * max(self.min_width, math.hypot(*self.polygon.bounds[2:]) * 2.0)
         shapely.prepare(self.polygon)
         self.sagitta = sagitta
         self._insets: dict[float, Polygon] = {}
@@ -350,15 +394,21 @@ class Table:
         cx, cy = self.centre
         count = len(self.seg_len)
         edges = [self.vertices[(i + 1) % count] - self.vertices[i] for i in range(count)]
-        dist = [abs(e[0] * (cy - self.vertices[i][1]) - e[1] * (cx - self.vertices[i][0]))
-                / self.seg_len[i] for i, e in enumerate(edges)]
+        dist = [
+            abs(e[0] * (cy - self.vertices[i][1]) - e[1] * (cx - self.vertices[i][0]))
+            / self.seg_len[i]
+            for i, e in enumerate(edges)
+        ]
         far = [d >= max(dist) * (1.0 - 1e-9) for d in dist]
 
         def continues(i: int) -> bool:  # segment i runs on along segment i - 1's line
             a, b = edges[i - 1], edges[i]
-            return (far[i - 1] and far[i] and a @ b > 0
-                    and abs(a[0] * b[1] - a[1] * b[0]) <= 1e-9 * self.seg_len[i - 1]
-                    * self.seg_len[i])
+            return (
+                far[i - 1]
+                and far[i]
+                and a @ b > 0
+                and abs(a[0] * b[1] - a[1] * b[0]) <= 1e-9 * self.seg_len[i - 1] * self.seg_len[i]
+            )
 
         stretches: list[list[float]] = []
         for i in range(count):
@@ -380,8 +430,7 @@ class Table:
             return True
         t %= self.perimeter
         half = self.cfg.launch_point.width / 2.0
-        return any(a + half <= x <= b - half for a, b in sides
-                   for x in (t, t + self.perimeter))
+        return any(a + half <= x <= b - half for a, b in sides for x in (t, t + self.perimeter))
 
     def seat_position(self, seat: int, num_players: int) -> float:
         """Where ``seat`` sits, as a perimeter position."""
@@ -416,8 +465,13 @@ class Table:
         return Pose((c1[0] + c2[0]) / 2.0, (c1[1] + c2[1]) / 2.0, math.atan2(-ux, uy))
 
     # -- containment, sampling ----------------------------------------------------------
-    def holds(self, element_coords: np.ndarray, poly: Polygon, tol: float,
-              bbox: tuple[float, float, float, float] | None = None) -> bool:
+    def holds(
+        self,
+        element_coords: np.ndarray,
+        poly: Polygon,
+        tol: float,
+        bbox: tuple[float, float, float, float] | None = None,
+    ) -> bool:
         """True when a shape lies wholly on the table, clear of the edge by ``tol``.
 
         On a round table, a shape whose bounding box (``bbox``, optional) has its farthest
@@ -454,7 +508,8 @@ class Table:
         if self.is_circle:  # the inset is a regular polygon: within its inscribed circle
             return math.hypot(x, y) + rho <= self._inset_inner[d] - 1e-9
         return bool(shapely.contains_xy(region, x, y)) and (
-            shapely.distance(self._inset_edges[d], Point(x, y)) >= rho + 1e-9)
+            shapely.distance(self._inset_edges[d], Point(x, y)) >= rho + 1e-9
+        )
 
     def random_point(self, rng: np.random.Generator, inset: float) -> tuple[float, float]:
         """A uniformly random point of the table shrunk by ``inset``."""
@@ -521,36 +576,50 @@ def squared_table(cfg: TableConfig, fence_length: float) -> TableConfig:
         ux, uy, proj, lo, hi = -ux, -uy, [-p for p in proj], -hi, -lo
     name = cfg.name
     if hi - lo <= width + 1e-9:
-        raise ValueError(f"square_edge: table {name!r} is no longer ({hi - lo:.4g} in) than "
-                         f"it is wide ({width:.4g} in); there is nothing to cut off")
+        raise ValueError(
+            f"square_edge: table {name!r} is no longer ({hi - lo:.4g} in) than "
+            f"it is wide ({width:.4g} in); there is nothing to cut off"
+        )
     cut = lo + width
     if proj[0] > cut + 1e-9:
-        raise ValueError(f"square_edge: the first vertex of table {name!r} lies "
-                         f"{proj[0] - lo:.4g} in from its end, beyond the new edge at "
-                         f"{width:.4g} in; list the vertices from the end to keep")
+        raise ValueError(
+            f"square_edge: the first vertex of table {name!r} lies "
+            f"{proj[0] - lo:.4g} in from its end, beyond the new edge at "
+            f"{width:.4g} in; list the vertices from the end to keep"
+        )
     kept, new_edges = _clip_below(verts, proj, cut)
     fence = sum(math.dist(kept[i], kept[(i + 1) % len(kept)]) for i in new_edges)
     if fence > fence_length + 1e-9:
-        raise ValueError(f"square_edge: the new edge of table {name!r} is {fence:.4g} in long, "
-                         f"but the pieces laid along it cover only {fence_length:.4g} in")
+        raise ValueError(
+            f"square_edge: the new edge of table {name!r} is {fence:.4g} in long, "
+            f"but the pieces laid along it cover only {fence_length:.4g} in"
+        )
     across = [x * nx + y * ny for x, y in verts]
     a0, a1 = min(across) - 1.0, max(across) + 1.0  # the kept side, as a rectangle
-    side = Polygon([(cut * ux + a * nx, cut * uy + a * ny) for a in (a0, a1)]
-                   + [((lo - 1.0) * ux + a * nx, (lo - 1.0) * uy + a * ny) for a in (a1, a0)])
+    side = Polygon(
+        [(cut * ux + a * nx, cut * uy + a * ny) for a in (a0, a1)]
+        + [((lo - 1.0) * ux + a * nx, (lo - 1.0) * uy + a * ny) for a in (a1, a0)]
+    )
     whole = shapely.intersection(Polygon(verts), side)
     region = Polygon(kept)
-    if (whole.geom_type != "Polygon" or not region.is_valid
-            or not math.isclose(region.area, whole.area, rel_tol=1e-9)):
+    if (
+        whole.geom_type != "Polygon"
+        or not region.is_valid
+        or not math.isclose(region.area, whole.area, rel_tol=1e-9)
+    ):
         raise ValueError(f"square_edge: the cut splits table {name!r} into parts")
     left = _narrowest(np.array(kept))[0]
     if left < width - 1e-9:
-        raise ValueError(f"square_edge: cut at {width:.4g} in from its end, table {name!r} "
-                         f"would be {left:.4g} in wide, narrower than before")
+        raise ValueError(
+            f"square_edge: cut at {width:.4g} in from its end, table {name!r} "
+            f"would be {left:.4g} in wide, narrower than before"
+        )
     return replace(cfg, name=f"{name}, squared", polygon=tuple(kept))
 
 
-def _clip_below(verts: list[tuple[float, float]], proj: list[float],
-                cut: float) -> tuple[list[tuple[float, float]], list[int]]:
+def _clip_below(
+    verts: list[tuple[float, float]], proj: list[float], cut: float
+) -> tuple[list[tuple[float, float]], list[int]]:
     """The polygon ``verts`` cut to where ``proj`` (each vertex's coordinate along an axis)
     is at most ``cut``: one Sutherland-Hodgman pass keeping the vertex order (repeated points
     dropped), and the indices ``i`` of the kept outline's edges ``i -> i + 1`` that the cut
@@ -633,16 +702,22 @@ def nudge_obstacles(pieces: list[Polygon], radius: float, clearance: float) -> l
     """Where a nudged Prizm's centre may not lie because of each of ``pieces``: the piece
     grown by the disc's ``radius`` and the ``clearance`` (see :func:`nudge_point`)."""
     q = NUDGE_QUAD_SEGS
-    return list(shapely.buffer(np.array(pieces, dtype=object), inflate(radius + clearance, q),
-                               quad_segs=q))
+    return list(
+        shapely.buffer(np.array(pieces, dtype=object), inflate(radius + clearance, q), quad_segs=q)
+    )
 
 
-def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
-                prizms: list[tuple[float, float]], table: Table, radius: float,
-                clearance: float, tol: float,
-                boxes: np.ndarray | list[tuple[float, float, float, float]] | None = None,
-                grown: Callable[[list[int]], list[Polygon]] | None = None,
-                ) -> tuple[float, float] | None:
+def nudge_point(
+    centre: tuple[float, float],
+    pieces: list[Polygon],
+    prizms: list[tuple[float, float]],
+    table: Table,
+    radius: float,
+    clearance: float,
+    tol: float,
+    boxes: np.ndarray | list[tuple[float, float, float, float]] | None = None,
+    grown: Callable[[list[int]], list[Polygon]] | None = None,
+) -> tuple[float, float] | None:
     """The nearest point to ``centre`` where a Prizm disc lies ``clearance`` from every piece
     and other Prizm and wholly on the table; ``None`` when there is none. ``boxes``, when
     given, are the pieces' bounds (``Element.bbox``), so they need not be computed again;
@@ -664,10 +739,16 @@ def nudge_point(centre: tuple[float, float], pieces: list[Polygon],
     while rho <= limit:
         reach = rho + d_prizm
         near = np.flatnonzero(
-            (box[:, 0] <= cx + reach) & (box[:, 2] >= cx - reach)
-            & (box[:, 1] <= cy + reach) & (box[:, 3] >= cy - reach)).tolist()
-        blocked = (nudge_obstacles([pieces[i] for i in near], radius, clearance)
-                   if grown is None else grown(near))
+            (box[:, 0] <= cx + reach)
+            & (box[:, 2] >= cx - reach)
+            & (box[:, 1] <= cy + reach)
+            & (box[:, 3] >= cy - reach)
+        ).tolist()
+        blocked = (
+            nudge_obstacles([pieces[i] for i in near], radius, clearance)
+            if grown is None
+            else grown(near)
+        )
         others = [p for p in prizms if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         if others:
             blocked += list(shapely.buffer(shapely.points(others), d_prizm, quad_segs=q))

@@ -29,8 +29,9 @@ def fma(typingctx, a, b, c):  # type: ignore[no-untyped-def]  # noqa: ANN001, AN
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def place_outline(local: np.ndarray, x: float, y: float, c: float,
-                  s: float) -> tuple[np.ndarray, float, float, float, float]:  # pragma: no cover
+def place_outline(
+    local: np.ndarray, x: float, y: float, c: float, s: float
+) -> tuple[np.ndarray, float, float, float, float]:  # pragma: no cover
     """The world coordinates of ``local`` ((N, 2), N >= 1) turned by the rotation whose
     cosine and sine are ``c`` and ``s`` and moved by (``x``, ``y``), and their bounds (min x,
     min y, max x, max y)."""

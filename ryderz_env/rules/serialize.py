@@ -35,12 +35,31 @@ if TYPE_CHECKING:
 
 SCHEMA = "lazer_ryderz/state"
 SCHEMA_VERSION = 1
-KIND_NAMES = {PieceKind.STRAIGHT: "straight", PieceKind.SOFT: "soft", PieceKind.HARD: "hard",
-              PieceKind.LAUNCH: "launch"}
+KIND_NAMES = {
+    PieceKind.STRAIGHT: "straight",
+    PieceKind.SOFT: "soft",
+    PieceKind.HARD: "hard",
+    PieceKind.LAUNCH: "launch",
+}
 _KINDS = {v: k for k, v in KIND_NAMES.items()}
 _TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
-_TOP_KEYS = {"schema", "version", "seed", "round", "marker", "order", "players", "prizms",
-             "turn_id", "turn", "tasks", "decision", "chance", "status", "winner"}
+_TOP_KEYS = {
+    "schema",
+    "version",
+    "seed",
+    "round",
+    "marker",
+    "order",
+    "players",
+    "prizms",
+    "turn_id",
+    "turn",
+    "tasks",
+    "decision",
+    "chance",
+    "status",
+    "winner",
+}
 #: how far (inches) a Prizm's disc may seem to pass the table's edge (rounding of a Prizm
 #: placed right at it; the soak's own check allows the same)
 PRIZM_EDGE_SLACK = 1e-6
@@ -69,8 +88,13 @@ def element_to_dict(e: Element) -> dict[str, Any]:
     """One piece or Launch Point as JSON."""
     if e.is_launch:
         return {"kind": "launch", "t": e.t, "turn": e.turn}
-    return {"kind": KIND_NAMES[e.kind], "gear": e.gear, "side": e.side,
-            "pose": _pose(e.pose), "turn": e.turn}
+    return {
+        "kind": KIND_NAMES[e.kind],
+        "gear": e.gear,
+        "side": e.side,
+        "pose": _pose(e.pose),
+        "turn": e.turn,
+    }
 
 
 def state_to_dict(s: State) -> dict[str, Any]:
@@ -83,11 +107,18 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "marker": s.marker,
         "order": list(s.order),
         "turn_id": s.turn_id,
-        "players": [{
-            "gear": p.gear, "stalled": p.stalled, "power_ready": p.power_ready,
-            "supply": [list(g) for g in p.supply], "head": _pose(p.head),
-            "prev_turn": p.prev_turn, "lazer": [element_to_dict(e) for e in p.lazer],
-        } for p in s.players],
+        "players": [
+            {
+                "gear": p.gear,
+                "stalled": p.stalled,
+                "power_ready": p.power_ready,
+                "supply": [list(g) for g in p.supply],
+                "head": _pose(p.head),
+                "prev_turn": p.prev_turn,
+                "lazer": [element_to_dict(e) for e in p.lazer],
+            }
+            for p in s.players
+        ],
         "prizms": [[q.x, q.y, q.owner] for q in s.prizms],
         "tasks": [list(t) for t in s.tasks],
         "decision": _copy_json(s.decision),
@@ -110,14 +141,23 @@ def public_view(s: State, seat: int) -> dict[str, Any]:
         "decision": None if d is None else d["kind"],
         "deciders": list(s.current_players()),
         "chance": None if s.chance is None else s.chance["kind"],
-        "players": [{
-            "gear": p.gear, "power_ready": p.power_ready, "score": s.score(p.seat),
-            "supply": [list(g) for g in p.supply], "on_table": p.head is not None,
-            "head": _pose(p.head), "prev_turn": p.prev_turn,
-            "lazer": [element_to_dict(e) for e in p.lazer],
-        } for p in s.players],
-        "prizms": [{"x": q.x, "y": q.y, "owner": q.owner, "locked": s.locked(j)}
-                   for j, q in enumerate(s.prizms)],
+        "players": [
+            {
+                "gear": p.gear,
+                "power_ready": p.power_ready,
+                "score": s.score(p.seat),
+                "supply": [list(g) for g in p.supply],
+                "on_table": p.head is not None,
+                "head": _pose(p.head),
+                "prev_turn": p.prev_turn,
+                "lazer": [element_to_dict(e) for e in p.lazer],
+            }
+            for p in s.players
+        ],
+        "prizms": [
+            {"x": q.x, "y": q.y, "owner": q.owner, "locked": s.locked(j)}
+            for j, q in enumerate(s.prizms)
+        ],
         "status": s.status.value,
         "winner": s.winner,
     }
@@ -131,8 +171,7 @@ def _pose_in(v: Any, path: str) -> Pose:
 def _element(game: Game, d: Any, seat: int, path: str) -> Element:
     kind_name = key(d, "kind", path)
     if not isinstance(kind_name, str) or kind_name not in _KINDS:
-        raise bad(f"{path}.kind", f"unknown piece kind {kind_name!r}; "
-                  f"allowed: {', '.join(_KINDS)}")
+        raise bad(f"{path}.kind", f"unknown piece kind {kind_name!r}; allowed: {', '.join(_KINDS)}")
     kind = _KINDS[kind_name]
     turn = as_int(key(d, "turn", path), f"{path}.turn", 0)
     if kind is PieceKind.LAUNCH:
@@ -159,34 +198,46 @@ def _player(game: Game, d: Any, seat: int) -> Player:
     extra = set(d) - allowed
     if extra:
         raise bad(path, f"unknown keys {sorted(extra)}")
-    supply = [as_ints(g, f"{path}.supply[{i}]", 3, 0)
-              for i, g in enumerate(as_list(key(d, "supply", path), f"{path}.supply",
-                                            game.top_gear))]
+    supply = [
+        as_ints(g, f"{path}.supply[{i}]", 3, 0)
+        for i, g in enumerate(as_list(key(d, "supply", path), f"{path}.supply", game.top_gear))
+    ]
     p = Player(seat, supply, as_bool(key(d, "power_ready", path), f"{path}.power_ready"))
     p.gear = as_int(key(d, "gear", path), f"{path}.gear", 1, game.top_gear)
     p.stalled = as_bool(key(d, "stalled", path), f"{path}.stalled")
     p.prev_turn = as_int(key(d, "prev_turn", path), f"{path}.prev_turn", -1)
     head = key(d, "head", path)
     p.head = None if head is None else _pose_in(head, f"{path}.head")
-    p.lazer = [_element(game, e, seat, f"{path}.lazer[{i}]")
-               for i, e in enumerate(as_list(key(d, "lazer", path), f"{path}.lazer"))]
+    p.lazer = [
+        _element(game, e, seat, f"{path}.lazer[{i}]")
+        for i, e in enumerate(as_list(key(d, "lazer", path), f"{path}.lazer"))
+    ]
     if any(e.is_launch for e in p.lazer[1:]):
         raise bad(f"{path}.lazer", "a Launch Point can only be the oldest element")
     if p.lazer and p.head is None:
         raise bad(path, "a player with a Lazer on the table needs a head pose")
     for i, (a, b) in enumerate(zip(p.lazer, p.lazer[1:], strict=False)):
         if b.pose != a.exit:
-            raise bad(f"{path}.lazer[{i + 1}].pose", "a Lazer is a chain: each piece starts at "
-                      f"the exit pose of the one before ({_pose(a.exit)}), got {_pose(b.pose)}")
+            raise bad(
+                f"{path}.lazer[{i + 1}].pose",
+                "a Lazer is a chain: each piece starts at "
+                f"the exit pose of the one before ({_pose(a.exit)}), got {_pose(b.pose)}",
+            )
     if p.lazer and p.head != p.lazer[-1].exit:
-        raise bad(f"{path}.head", "the head is the exit pose of the front piece "
-                  f"({_pose(p.lazer[-1].exit)}), got {_pose(p.head)}")
+        raise bad(
+            f"{path}.head",
+            "the head is the exit pose of the front piece "
+            f"({_pose(p.lazer[-1].exit)}), got {_pose(p.head)}",
+        )
     for g in range(game.top_gear):
         for k in (PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD):
             on_table = sum(1 for e in p.lazer if e.gear == g + 1 and e.kind is k)
             if p.supply[g][k] + on_table != game.supply[g][k]:
-                raise bad(f"{path}.supply", f"gear {g + 1} {KIND_NAMES[k]}: {p.supply[g][k]} "
-                          f"in supply + {on_table} on the table != {game.supply[g][k]} owned")
+                raise bad(
+                    f"{path}.supply",
+                    f"gear {g + 1} {KIND_NAMES[k]}: {p.supply[g][k]} "
+                    f"in supply + {on_table} on the table != {game.supply[g][k]} owned",
+                )
     return p
 
 
@@ -198,8 +249,10 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if data.get("schema") != SCHEMA:
         raise bad("schema", f"expected {SCHEMA!r}, got {data.get('schema')!r}")
     if data.get("version") != SCHEMA_VERSION:
-        raise bad("version", f"unsupported version {data.get('version')!r}; "
-                  f"this engine reads {SCHEMA_VERSION}")
+        raise bad(
+            "version",
+            f"unsupported version {data.get('version')!r}; this engine reads {SCHEMA_VERSION}",
+        )
     extra = set(data) - _TOP_KEYS
     if extra:
         raise bad("", f"unknown keys {sorted(extra)}; a state has {sorted(_TOP_KEYS)}")
@@ -214,16 +267,23 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if s.order and sorted(s.order) != list(range(n)):
         raise bad("order", f"the turn order must list each seat once, got {s.order}")
     s.turn_id = as_int(key(data, "turn_id", ""), "turn_id", 0)
-    s.players = [_player(game, d, i) for i, d in
-                 enumerate(as_list(key(data, "players", ""), "players", n))]
+    s.players = [
+        _player(game, d, i) for i, d in enumerate(as_list(key(data, "players", ""), "players", n))
+    ]
     s.prizms = []
     for i, q in enumerate(as_list(key(data, "prizms", ""), "prizms")):
         path = f"prizms[{i}]"
         x, y, owner = as_list(q, path, 3)
-        s.prizms.append(Prizm(as_num(x, f"{path}[0]"), as_num(y, f"{path}[1]"),
-                              as_int(owner, f"{path}[2]", -1, n - 1)))
-        if not game.table.contains_point(s.prizms[-1].x, s.prizms[-1].y,
-                                         game.rules.prizm_radius - PRIZM_EDGE_SLACK):
+        s.prizms.append(
+            Prizm(
+                as_num(x, f"{path}[0]"),
+                as_num(y, f"{path}[1]"),
+                as_int(owner, f"{path}[2]", -1, n - 1),
+            )
+        )
+        if not game.table.contains_point(
+            s.prizms[-1].x, s.prizms[-1].y, game.rules.prizm_radius - PRIZM_EDGE_SLACK
+        ):
             raise bad(path, "a Prizm lies wholly on the table")
     s.tasks = [_task(t, i, n) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
     s.decision = _decision(key(data, "decision", ""), n)
@@ -251,10 +311,21 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
 
 
 #: task name -> argument checks (seat, launch position x, attempt number)
-_TASK_ARGS = {"engines": ("attempt",), "launch": ("seat", "x"), "round_start": (),
-              "round_end": (), "turn": ("seat",), "power": ("seat",), "bonus": ("seat",),
-              "move": ("seat",), "shark": ("seat",), "resolve": ("seat",),
-              "respawn": ("seat",), "toss": (), "turn_end": ("seat",)}
+_TASK_ARGS = {
+    "engines": ("attempt",),
+    "launch": ("seat", "x"),
+    "round_start": (),
+    "round_end": (),
+    "turn": ("seat",),
+    "power": ("seat",),
+    "bonus": ("seat",),
+    "move": ("seat",),
+    "shark": ("seat",),
+    "resolve": ("seat",),
+    "respawn": ("seat",),
+    "toss": (),
+    "turn_end": ("seat",),
+}
 
 
 def _arg(kind: str, v: Any, path: str, n: int) -> Any:
@@ -276,8 +347,13 @@ def _task(v: Any, i: int, n: int) -> tuple:
     kinds = _TASK_ARGS[t[0]]
     if len(t) != 1 + len(kinds):
         raise bad(path, f"task {t[0]!r} takes {len(kinds)} argument(s), got {len(t) - 1}")
-    return (t[0], *(_arg(k, a, f"{path}[{j + 1}]", n) for j, (k, a) in
-                    enumerate(zip(kinds, t[1:], strict=True))))
+    return (
+        t[0],
+        *(
+            _arg(k, a, f"{path}[{j + 1}]", n)
+            for j, (k, a) in enumerate(zip(kinds, t[1:], strict=True))
+        ),
+    )
 
 
 def _decision(v: Any, n: int) -> dict | None:
@@ -301,9 +377,12 @@ def _decision(v: Any, n: int) -> dict | None:
 
 
 #: chance kind -> its keys besides "kind"
-_CHANCE_KEYS = {ChanceKind.DIE.value: {"seat", "curve", "side"},
-                ChanceKind.LAUNCH_NOISE.value: {"seat", "x"},
-                ChanceKind.DEAL_GEARS.value: {"spots"}, ChanceKind.TOSS.value: set()}
+_CHANCE_KEYS = {
+    ChanceKind.DIE.value: {"seat", "curve", "side"},
+    ChanceKind.LAUNCH_NOISE.value: {"seat", "x"},
+    ChanceKind.DEAL_GEARS.value: {"spots"},
+    ChanceKind.TOSS.value: set(),
+}
 
 
 def _chance(v: Any, n: int) -> dict | None:
@@ -356,15 +435,22 @@ def _check_turn_consistency(s: State) -> None:
     c = s.chance
     if c is not None and c["kind"] == ChanceKind.DIE.value:
         if t is None or c["seat"] != t["seat"]:
-            raise bad("chance.seat", "the curve die is rolled in the turn of the seat rolling "
-                      "it (turn is null or another seat's)")
+            raise bad(
+                "chance.seat",
+                "the curve die is rolled in the turn of the seat rolling "
+                "it (turn is null or another seat's)",
+            )
         if s.players[c["seat"]].head is None:
-            raise bad(f"players[{c['seat']}].head", "the seat rolling the curve die needs a "
-                      "head pose to place the piece from")
+            raise bad(
+                f"players[{c['seat']}].head",
+                "the seat rolling the curve die needs a head pose to place the piece from",
+            )
     if d is None or "seat" not in d or d["kind"] == DecisionKind.RESPAWN.value:
         return
     if t is None or d["seat"] != t["seat"]:
         raise bad("decision.seat", "a turn decision belongs to the seat whose turn it is")
-    if d["kind"] in (DecisionKind.MOVE.value, DecisionKind.BONUS.value,
-                     DecisionKind.SHARK.value) and s.players[d["seat"]].head is None:
+    if (
+        d["kind"] in (DecisionKind.MOVE.value, DecisionKind.BONUS.value, DecisionKind.SHARK.value)
+        and s.players[d["seat"]].head is None
+    ):
         raise bad(f"players[{d['seat']}].head", "the mover needs a head pose to move from")

@@ -82,8 +82,7 @@ class Prizm(NamedTuple):
 class Player:
     """One Ryder: gear, supply, power, and its Lazer (oldest element first)."""
 
-    __slots__ = ("seat", "gear", "stalled", "power_ready", "supply", "lazer", "head",
-                 "prev_turn")
+    __slots__ = ("seat", "gear", "stalled", "power_ready", "supply", "lazer", "head", "prev_turn")
 
     def __init__(self, seat: int, supply: list[list[int]], power_ready: bool) -> None:
         self.seat = seat
@@ -148,15 +147,18 @@ class State(MachineQueries):
         c = State(self.game, self.seed, _empty=True)
         c.players = [p.copy() for p in self.players]
         c.prizms = list(self.prizms)
-        c.round, c.marker, c.order, c.turn_id = self.round, self.marker, list(self.order), \
-            self.turn_id
+        c.round, c.marker, c.order, c.turn_id = (
+            self.round,
+            self.marker,
+            list(self.order),
+            self.turn_id,
+        )
         c.tasks = list(self.tasks)
         # decision and chance are replaced whole, never changed in place; only the turn
         # record's scored list grows
         c.decision = None if self.decision is None else dict(self.decision)
         c.chance = None if self.chance is None else dict(self.chance)
-        c.turn = None if self.turn is None else {**self.turn,
-                                                 "scored": list(self.turn["scored"])}
+        c.turn = None if self.turn is None else {**self.turn, "scored": list(self.turn["scored"])}
         c.status, c.winner = self.status, self.winner
         c._reset_caches()
         c._touch = dict(self._touch)  # (frozensets: shared)
@@ -196,7 +198,8 @@ class State(MachineQueries):
             k = len(self.game.gear_deals)
             return [(i, 1.0 / k) for i in range(k)]
         raise InvalidStateError(
-            f"the pending chance event ({ch['kind']}) is continuous: draw it with sample_chance")
+            f"the pending chance event ({ch['kind']}) is continuous: draw it with sample_chance"
+        )
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
         """One outcome of the pending chance event, drawn with ``rng`` (not applied)."""
@@ -226,29 +229,38 @@ class State(MachineQueries):
 
     def _check_chance(self, kind: ChanceKind, outcome: Any) -> Any:
         if kind in (ChanceKind.DIE, ChanceKind.DEAL_GEARS):
-            valid = (_die_faces(self.game.rules.die_faces) if kind is ChanceKind.DIE else
-                     [o for o, p in self.chance_outcomes() if p > 0])
+            valid = (
+                _die_faces(self.game.rules.die_faces)
+                if kind is ChanceKind.DIE
+                else [o for o, p in self.chance_outcomes() if p > 0]
+            )
             if isinstance(outcome, bool) or outcome not in valid:
                 raise IllegalActionError(
                     f"chance outcome {outcome!r} is not possible for {kind.value}; "
-                    f"possible: {list(valid)}")
+                    f"possible: {list(valid)}"
+                )
             return int(outcome)
         if kind is ChanceKind.LAUNCH_NOISE:
-            if isinstance(outcome, bool) or not isinstance(outcome, int | float) \
-                    or not math.isfinite(outcome):
+            if (
+                isinstance(outcome, bool)
+                or not isinstance(outcome, int | float)
+                or not math.isfinite(outcome)
+            ):
                 raise IllegalActionError(
-                    f"launch noise must be a finite number of inches, got {outcome!r}")
+                    f"launch noise must be a finite number of inches, got {outcome!r}"
+                )
             return float(outcome)
         try:
             x, y = (float(v) for v in outcome)
         except (TypeError, ValueError):
-            raise IllegalActionError(
-                f"a Prizm toss is a point [x, y], got {outcome!r}") from None
+            raise IllegalActionError(f"a Prizm toss is a point [x, y], got {outcome!r}") from None
         r = self.game.rules.prizm_radius
-        if not (math.isfinite(x) and math.isfinite(y)
-                and self.game.table.contains_point(x, y, r - 1e-9)):
+        if not (
+            math.isfinite(x) and math.isfinite(y) and self.game.table.contains_point(x, y, r - 1e-9)
+        ):
             raise IllegalActionError(
-                f"a tossed Prizm must lie wholly on the table; ({x}, {y}) does not")
+                f"a tossed Prizm must lie wholly on the table; ({x}, {y}) does not"
+            )
         return (x, y)
 
     # ------------------------------------------------------------------ decisions
@@ -286,8 +298,11 @@ class State(MachineQueries):
         if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
             return "launch"
         if kind == DecisionKind.MOVE._value_:
-            return ("move", self.players[seat].gear,
-                    self._power_ready(seat, Character.GALACTIC_WAVERYDER))
+            return (
+                "move",
+                self.players[seat].gear,
+                self._power_ready(seat, Character.GALACTIC_WAVERYDER),
+            )
         return None
 
     def is_legal(self, seat: int, action: Action) -> bool:
@@ -314,26 +329,31 @@ class State(MachineQueries):
                 return f"{a} is not a launch; a launch is a gear 1-{top} and a position x"
             if not (isinstance(a.x, float) and -1.0 <= a.x <= 1.0):
                 lo, hi = self.game.table.reach(seat, len(self.players))
-                return (f"Launch Point position {a.x!r} is outside reach: x must lie in "
-                        f"[-1, 1] (the edge from {lo:.2f} to {hi:.2f} inches along the "
-                        f"perimeter)")
+                return (
+                    f"Launch Point position {a.x!r} is outside reach: x must lie in "
+                    f"[-1, 1] (the edge from {lo:.2f} to {hi:.2f} inches along the "
+                    f"perimeter)"
+                )
             return None
         legal = self._legal.get(seat)
         if legal is None:
             legal = self._legal[seat] = self._compute_legal(seat)
         if a in legal:
             return None
-        return (f"{a} is not legal for seat {seat} at {kind}; "
-                f"legal: {', '.join(str(x) for x in legal)}")
+        return (
+            f"{a} is not legal for seat {seat} at {kind}; legal: {', '.join(str(x) for x in legal)}"
+        )
 
     def apply_action(self, action: Action | int) -> None:
         """Apply the only decider's action."""
         players = self.current_players()
         if len(players) != 1:
             raise IllegalActionError(
-                self._no_decision_message() if not players else
-                f"apply_action needs exactly one decider; deciders now: {list(players)} "
-                "(Start Your Engines is simultaneous: use apply_actions)")
+                self._no_decision_message()
+                if not players
+                else f"apply_action needs exactly one decider; deciders now: {list(players)} "
+                "(Start Your Engines is simultaneous: use apply_actions)"
+            )
         self.apply_actions({players[0]: action})
 
     def apply_actions(self, actions: Mapping[int, Action | int]) -> None:
@@ -345,7 +365,8 @@ class State(MachineQueries):
         given = sorted(joint)
         if given != sorted(players):
             raise IllegalActionError(
-                f"actions given for seats {given}, but the deciders are {list(players)}")
+                f"actions given for seats {given}, but the deciders are {list(players)}"
+            )
         acts: dict[int, Action] = {}
         for s, a in joint.items():
             act = self.game.as_action(a)  # raises IllegalActionError for a non-action
@@ -365,9 +386,14 @@ class State(MachineQueries):
             cached = g.action_lists.get(key)
             if cached is None:
                 cached = g.action_lists[key] = tuple(
-                    (Action(ActionKind.LAUNCH, gear, x) for gear in range(1, g.top_gear + 1)
-                     for x in g.launch_spread) if key == "launch"
-                    else self._move_actions(key[1], key[2]))
+                    (
+                        Action(ActionKind.LAUNCH, gear, x)
+                        for gear in range(1, g.top_gear + 1)
+                        for x in g.launch_spread
+                    )
+                    if key == "launch"
+                    else self._move_actions(key[1], key[2])
+                )
             return list(cached)
         kind = DecisionKind(self.decision["kind"])
         if kind is DecisionKind.POWER:
@@ -376,8 +402,12 @@ class State(MachineQueries):
             if char is Character.PHANTOM_COSMONAUT:
                 acts.append(Action(ActionKind.PHANTOM))
             elif char is Character.SUPER_SHERIFF:
-                acts += [Action.sheriff(o, top) for o in range(len(self.players)) if o != seat
-                         for top in (False, True)]
+                acts += [
+                    Action.sheriff(o, top)
+                    for o in range(len(self.players))
+                    if o != seat
+                    for top in (False, True)
+                ]
             return acts
         yes = ActionKind.BONUS if kind is DecisionKind.BONUS else ActionKind.SHARK
         return [Action(yes), Action(ActionKind.DECLINE)]
@@ -394,8 +424,12 @@ class State(MachineQueries):
             if g.has_hard[gear]:
                 moves += [Move.HARD_LEFT, Move.HARD_RIGHT]
             if wave and gear in g.wave_gears:
-                moves += [Move.WAVE_LEFT_LEFT, Move.WAVE_LEFT_RIGHT,
-                          Move.WAVE_RIGHT_LEFT, Move.WAVE_RIGHT_RIGHT]
+                moves += [
+                    Move.WAVE_LEFT_LEFT,
+                    Move.WAVE_LEFT_RIGHT,
+                    Move.WAVE_RIGHT_LEFT,
+                    Move.WAVE_RIGHT_RIGHT,
+                ]
             acts += [Action.move(shift, m) for m in moves]
         return acts
 
@@ -405,8 +439,7 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ the machine
     def _run(self) -> None:
-        while self.decision is None and self.chance is None \
-                and self.status is Outcome.IN_PROGRESS:
+        while self.decision is None and self.chance is None and self.status is Outcome.IN_PROGRESS:
             if not self.tasks:
                 raise InvalidStateError("the game has no pending work but is not over")
             task = self.tasks.pop()
@@ -424,8 +457,11 @@ class State(MachineQueries):
 
     # ------------------------------------------------------------------ Start Your Engines
     def _t_engines(self, attempt: int) -> None:
-        self.decision = {"kind": DecisionKind.ENGINES._value_,
-                         "seats": list(range(len(self.players))), "attempt": attempt}
+        self.decision = {
+            "kind": DecisionKind.ENGINES._value_,
+            "seats": list(range(len(self.players))),
+            "attempt": attempt,
+        }
 
     def _d_engines(self, d: dict, acts: dict[int, Action]) -> None:
         gears = {s: a.arg for s, a in acts.items()}
@@ -523,8 +559,7 @@ class State(MachineQueries):
             return
         self.round += 1
         n = len(self.players)
-        self.order = sorted(range(n), key=lambda s: (-self.players[s].gear,
-                                                     (s - self.marker) % n))
+        self.order = sorted(range(n), key=lambda s: (-self.players[s].gear, (s - self.marker) % n))
         self._push(*[("turn", s) for s in self.order], ("round_end",))
 
     def _t_round_end(self) -> None:
@@ -533,14 +568,28 @@ class State(MachineQueries):
 
     def _t_turn(self, seat: int) -> None:
         self.turn_id += 1
-        self.turn = {"seat": seat, "id": self.turn_id, "phantom": False, "shark": False,
-                     "scored": [], "tosses": 0, "roll": None}
-        self._push(("power", seat), ("bonus", seat), ("move", seat), ("shark", seat),
-                   ("resolve", seat), ("turn_end", seat))
+        self.turn = {
+            "seat": seat,
+            "id": self.turn_id,
+            "phantom": False,
+            "shark": False,
+            "scored": [],
+            "tosses": 0,
+            "roll": None,
+        }
+        self._push(
+            ("power", seat),
+            ("bonus", seat),
+            ("move", seat),
+            ("shark", seat),
+            ("resolve", seat),
+            ("turn_end", seat),
+        )
 
     def _t_power(self, seat: int) -> None:
         if self._power_ready(seat, Character.SUPER_SHERIFF) or self._power_ready(
-                seat, Character.PHANTOM_COSMONAUT):
+            seat, Character.PHANTOM_COSMONAUT
+        ):
             self.decision = {"kind": DecisionKind.POWER._value_, "seat": seat}
 
     def _d_power(self, d: dict, acts: dict[int, Action]) -> None:
@@ -587,8 +636,12 @@ class State(MachineQueries):
                 self._place_curve(seat, p.gear, HARD, side, hard_only=True)
         else:
             kind = SOFT if move in (Move.SOFT_LEFT, Move.SOFT_RIGHT) else HARD
-            self.chance = {"kind": ChanceKind.DIE._value_, "seat": seat,
-                           "curve": int(kind), "side": move.sides[0]}
+            self.chance = {
+                "kind": ChanceKind.DIE._value_,
+                "seat": seat,
+                "curve": int(kind),
+                "side": move.sides[0],
+            }
 
     def _c_die(self, ch: dict, roll: int) -> None:
         seat = ch["seat"]
@@ -602,8 +655,7 @@ class State(MachineQueries):
             self._place_straight(seat, p.gear)
 
     def _t_shark(self, seat: int) -> None:
-        if self.status is Outcome.IN_PROGRESS and self._power_ready(seat,
-                                                                    Character.LAZER_SHARK):
+        if self.status is Outcome.IN_PROGRESS and self._power_ready(seat, Character.LAZER_SHARK):
             self.decision = {"kind": DecisionKind.SHARK._value_, "seat": seat}
 
     def _d_shark(self, d: dict, acts: dict[int, Action]) -> None:
@@ -630,8 +682,9 @@ class State(MachineQueries):
                 raise InvalidStateError(f"seat {seat} has no piece of {kinds} at all")
             self._pull_oldest(seat)
 
-    def _pick_kind(self, seat: int, gear: int,
-                   kinds: tuple[PieceKind, ...]) -> tuple[int, PieceKind]:
+    def _pick_kind(
+        self, seat: int, gear: int, kinds: tuple[PieceKind, ...]
+    ) -> tuple[int, PieceKind]:
         p = self.players[seat]
         g = self._pick(seat, gear, kinds)
         return g, next(k for k in kinds if p.supply[g - 1][k] > 0)
@@ -648,8 +701,9 @@ class State(MachineQueries):
             return
         self._place(seat, STRAIGHT, self._pick(seat, gear, (STRAIGHT,)), 0)
 
-    def _place_curve(self, seat: int, gear: int, kind: PieceKind, side: int,
-                     hard_only: bool = False) -> None:
+    def _place_curve(
+        self, seat: int, gear: int, kind: PieceKind, side: int, hard_only: bool = False
+    ) -> None:
         if self.status is not Outcome.IN_PROGRESS:
             return
         kinds = (HARD,) if hard_only else (kind, SOFT if kind is HARD else HARD)
@@ -662,8 +716,7 @@ class State(MachineQueries):
             return
         p = self.players[seat]
         shape = self.game.shapes[(kind, gear, side)]
-        el = make_element(seat, kind, gear, side, p.head, self.turn_id, shape.outline,
-                          shape.exit)
+        el = make_element(seat, kind, gear, side, p.head, self.turn_id, shape.outline, shape.exit)
         p.supply[gear - 1][kind] -= 1
         p.lazer.append(el)
         p.head = el.exit
@@ -679,8 +732,11 @@ class State(MachineQueries):
         """Indices of the Prizms whose disc's bounding box meets ``bbox``."""
         r = self.game.rules.prizm_radius
         x0, y0, x1, y1 = bbox
-        return [j for j, q in enumerate(self.prizms)
-                if x0 <= q.x + r and x1 >= q.x - r and y0 <= q.y + r and y1 >= q.y - r]
+        return [
+            j
+            for j, q in enumerate(self.prizms)
+            if x0 <= q.x + r and x1 >= q.x - r and y0 <= q.y + r and y1 >= q.y - r
+        ]
 
     def _head_inside(self, seat: int, j: int) -> bool:
         head = self.players[seat].head
@@ -703,8 +759,9 @@ class State(MachineQueries):
             disc = self._disc(j)
             if not shapely.intersects(disc, el.poly) or self._head_inside(seat, j):
                 continue
-            recent = [e.poly for e in p.lazer
-                      if not e.is_launch and e.turn in (self.turn_id, p.prev_turn)]
+            recent = [
+                e.poly for e in p.lazer if not e.is_launch and e.turn in (self.turn_id, p.prev_turn)
+            ]
             if crossing_parts(disc, recent, r.min_part_area, r.joint_tolerance) >= 2:
                 if len(self._touching_colours(j)) < 2:  # decided before recolouring
                     sliding.append(j)
@@ -755,8 +812,7 @@ class State(MachineQueries):
                 best, best_d = dist, d
         return best_d
 
-    def _slide_target(self, el: Element, shape: Any, j: int,
-                      d0: float) -> tuple[float, float]:
+    def _slide_target(self, el: Element, shape: Any, j: int, d0: float) -> tuple[float, float]:
         """Where scored Prizm ``j`` comes to rest on its scoring piece ``el``: it moves along
         the centreline from ``d0`` (where it was crossed) towards ``slide_back`` behind the
         exit, and stops where its disc would first touch another Prizm or leave the table
@@ -833,15 +889,24 @@ class State(MachineQueries):
         c = [(q.x + reach, q.y + reach, reach - q.x, reach - q.y) for q in pz]
         if len(js) == 1:  # (one Prizm, the usual case once colours are kept: a plain loop)
             cx0, cy0, cx1, cy1 = c[0]
-            ei = np.array([i for i, e in enumerate(els) if e.bbox[0] <= cx0
-                           and e.bbox[1] <= cy0 and -e.bbox[2] <= cx1 and -e.bbox[3] <= cy1],
-                          dtype=np.intp)
+            ei = np.array(
+                [
+                    i
+                    for i, e in enumerate(els)
+                    if e.bbox[0] <= cx0
+                    and e.bbox[1] <= cy0
+                    and -e.bbox[2] <= cx1
+                    and -e.bbox[3] <= cy1
+                ],
+                dtype=np.intp,
+            )
             pk = np.zeros(len(ei), dtype=np.intp)
         else:
             # (the four booleans of a pair read as one 4-byte word: all true is 0x01010101)
             pk, ei = np.nonzero(
                 (self._box_array()[None] <= np.array(c)[:, None]).view(np.uint32)[..., 0]
-                == 0x01010101)
+                == 0x01010101
+            )
         if len(pk):
             pts = shapely.points([(pz[k].x, pz[k].y) for k in pk.tolist()])
             d = shapely.distance(pts, polys[ei])
@@ -850,8 +915,9 @@ class State(MachineQueries):
                     owners[k].add(els[i].owner)
         return owners
 
-    def _table_changed(self, added: Element | None = None,
-                       removed: list[list[Element]] | None = None) -> None:
+    def _table_changed(
+        self, added: Element | None = None, removed: list[list[Element]] | None = None
+    ) -> None:
         """The table's pieces changed: by ``added`` alone, or by the groups of pieces
         ``removed`` alone (one of the two is given). An added piece adds its owner to the
         known colours of the Prizms it touches (the same box and distance tests as
@@ -872,14 +938,21 @@ class State(MachineQueries):
                 y0 = min(e.bbox[1] for e in group) - reach
                 x1 = max(e.bbox[2] for e in group) + reach
                 y1 = max(e.bbox[3] for e in group) + reach
-                for j in [j for j in touch if x0 <= (q := self.prizms[j]).x <= x1
-                          and y0 <= q.y <= y1]:
+                for j in [
+                    j for j in touch if x0 <= (q := self.prizms[j]).x <= x1 and y0 <= q.y <= y1
+                ]:
                     del touch[j]
             return
         x0, y0, x1, y1 = added.bbox
-        near = [j for j, owners in touch.items() if added.owner not in owners
-                and x0 <= (q := self.prizms[j]).x + reach and y0 <= q.y + reach
-                and -x1 <= reach - q.x and -y1 <= reach - q.y]
+        near = [
+            j
+            for j, owners in touch.items()
+            if added.owner not in owners
+            and x0 <= (q := self.prizms[j]).x + reach
+            and y0 <= q.y + reach
+            and -x1 <= reach - q.x
+            and -y1 <= reach - q.y
+        ]
         if near:
             pts = shapely.points([(self.prizms[j].x, self.prizms[j].y) for j in near])
             for j, d in zip(near, shapely.distance(pts, added.poly).tolist(), strict=True):
@@ -901,8 +974,7 @@ class State(MachineQueries):
         """Every element on the table (by seat, then age) and their polygons as an array."""
         if self._index is None:
             els = [e for p in self.players for e in p.lazer]
-            self._index = (els, np.fromiter((e.poly for e in els), dtype=object,
-                                            count=len(els)))
+            self._index = (els, np.fromiter((e.poly for e in els), dtype=object, count=len(els)))
         return self._index
 
     def _box_array(self) -> np.ndarray:
@@ -911,8 +983,9 @@ class State(MachineQueries):
         index = self._table_index()
         if self._boxes is None or self._boxes[0] is not index:
             els = index[0]
-            boxes = np.fromiter(itertools.chain.from_iterable(e.bbox for e in els), float,
-                                4 * len(els)).reshape(-1, 4)
+            boxes = np.fromiter(
+                itertools.chain.from_iterable(e.bbox for e in els), float, 4 * len(els)
+            ).reshape(-1, 4)
             boxes[:, 2:] *= -1.0
             self._boxes = (index, boxes)
         return self._boxes[1]
@@ -925,9 +998,16 @@ class State(MachineQueries):
         tol = self.game.rules.touch_tolerance
         x0, y0, x1, y1 = el.bbox
         x0, y0, x1, y1 = x0 - tol, y0 - tol, x1 + tol, y1 + tol
-        near = [e for p in self.players for e in p.lazer
-                if e.bbox[0] <= x1 and e.bbox[2] >= x0 and e.bbox[1] <= y1 and e.bbox[3] >= y0
-                and e is not el]
+        near = [
+            e
+            for p in self.players
+            for e in p.lazer
+            if e.bbox[0] <= x1
+            and e.bbox[2] >= x0
+            and e.bbox[1] <= y1
+            and e.bbox[3] >= y0
+            and e is not el
+        ]
         if exclude:  # (elements compare by identity)
             near = [e for e in near if e not in exclude]
         if not near:
@@ -968,11 +1048,17 @@ class State(MachineQueries):
         pz = self.prizms[j]
         others = [(q.x, q.y) for i, q in enumerate(self.prizms) if i != j]
         els, polys = self._table_index()
-        target = nudge_point((pz.x, pz.y), list(polys), others,
-                             self.game.table, r.prizm_radius, r.nudge_clearance,
-                             r.touch_tolerance, boxes=[e.bbox for e in els],
-                             grown=lambda near: self.game.nudge_obstacles_of(
-                                 [els[i] for i in near]))
+        target = nudge_point(
+            (pz.x, pz.y),
+            list(polys),
+            others,
+            self.game.table,
+            r.prizm_radius,
+            r.nudge_clearance,
+            r.touch_tolerance,
+            boxes=[e.bbox for e in els],
+            grown=lambda near: self.game.nudge_obstacles_of([els[i] for i in near]),
+        )
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
             self._touch.pop(j, None)
@@ -1013,7 +1099,7 @@ class State(MachineQueries):
         removed = [p.lazer]
         for victim, k in sorted(hits.items()):
             v = self.players[victim]
-            keep = v.lazer[-1:] if k == len(v.lazer) - 1 else v.lazer[k + 1:]
+            keep = v.lazer[-1:] if k == len(v.lazer) - 1 else v.lazer[k + 1 :]
             removed.append(v.lazer[: len(v.lazer) - len(keep)])
             for e in removed[-1]:
                 if not e.is_launch:
@@ -1031,8 +1117,10 @@ class State(MachineQueries):
         that ``_contact_excused`` always excuses: a shape pair of ``geometry.clean_joints``
         and no Prizm disc near both (so the crash step need not measure it)."""
         pred, piece = (other, el) if other.exit == el.pose else (el, other)
-        if ((pred.kind, pred.gear, pred.side),
-                (piece.kind, piece.gear, piece.side)) not in self.game.clean_joints:
+        if (
+            (pred.kind, pred.gear, pred.side),
+            (piece.kind, piece.gear, piece.side),
+        ) not in self.game.clean_joints:
             return False
         return not self._prizms_near_both(el, other)
 
@@ -1050,18 +1138,23 @@ class State(MachineQueries):
         joint = None
         if any(other is j for j in joints):
             at = other.exit if other.exit == el.pose else el.exit
-            joint = shapely.linestrings(joint_line(at, self.game.pieces.width,
-                                                   self.game.pieces.tip))
+            joint = shapely.linestrings(
+                joint_line(at, self.game.pieces.width, self.game.pieces.tip)
+            )
         discs = [(self.prizms[j].x, self.prizms[j].y) for j in self._prizms_near_both(el, other)]
         if joint is None and not discs:
             return False
         for part in contact_parts(el.poly, other.poly, tol):
             v = shapely.get_coordinates(part)
-            if joint is not None and float(np.max(shapely.distance(
-                    shapely.points(v), joint))) <= r.joint_tolerance:
+            if (
+                joint is not None
+                and float(np.max(shapely.distance(shapely.points(v), joint))) <= r.joint_tolerance
+            ):
                 continue
-            if any(float(np.max(np.hypot(v[:, 0] - cx, v[:, 1] - cy)))
-                   <= r.prizm_radius + tol for cx, cy in discs):
+            if any(
+                float(np.max(np.hypot(v[:, 0] - cx, v[:, 1] - cy))) <= r.prizm_radius + tol
+                for cx, cy in discs
+            ):
                 continue
             return False
         return True
@@ -1084,8 +1177,7 @@ class State(MachineQueries):
         j = len(self.prizms) - 1
         r = self.game.rules
         reach = 2 * r.prizm_radius + r.touch_tolerance
-        crowded = any(math.hypot(q.x - point[0], q.y - point[1]) < reach
-                      for q in self.prizms[:-1])
+        crowded = any(math.hypot(q.x - point[0], q.y - point[1]) < reach for q in self.prizms[:-1])
         if crowded or self._touching_colours(j):
             self._nudge(j)  # a fresh Prizm is never locked
 
@@ -1121,15 +1213,15 @@ class State(MachineQueries):
         def aim() -> float:
             return float(rng.uniform(-1.0, 1.0))
 
-        s.tasks = [("launch", t[1], aim()) if t[0] == "launch" and t[1] != seat else t
-                   for t in s.tasks]
+        s.tasks = [
+            ("launch", t[1], aim()) if t[0] == "launch" and t[1] != seat else t for t in s.tasks
+        ]
         ch = s.chance
         if ch is not None:
             if ch["kind"] == ChanceKind.LAUNCH_NOISE._value_ and ch["seat"] != seat:
                 s.chance = {**ch, "x": aim()}
             elif ch["kind"] == ChanceKind.DEAL_GEARS._value_:
-                s.chance = {**ch, "spots": [[o, x if o == seat else aim()]
-                                            for o, x in ch["spots"]]}
+                s.chance = {**ch, "spots": [[o, x if o == seat else aim()] for o, x in ch["spots"]]}
         return s
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,16 +21,21 @@ CASES = [
 ]
 
 
-def train_masked_policy_gradient(env_id: str, options: dict, mode: str,
-                                 steps: int = 48) -> tuple[int, float]:
+def train_masked_policy_gradient(
+    env_id: str, options: dict, mode: str, steps: int = 48
+) -> tuple[int, float]:
     """The recipe: a linear softmax policy over ``make_vec``, actions sampled among the
     legal ones (``info["action_mask"]``), one REINFORCE step (with an entropy bonus) on the
     collected rewards. Returns (env steps, size of the parameter change)."""
     torch.manual_seed(0)
     vector_kwargs = {"context": "spawn"} if mode == "spawn" else {}
-    envs = gymnasium.make_vec(env_id, num_envs=2, vector_kwargs=vector_kwargs,
-                              vectorization_mode="async" if mode == "spawn" else mode,
-                              **options)
+    envs = gymnasium.make_vec(
+        env_id,
+        num_envs=2,
+        vector_kwargs=vector_kwargs,
+        vectorization_mode="async" if mode == "spawn" else mode,
+        **options,
+    )
     n_obs = envs.single_observation_space.shape[0]
     n_act = envs.single_action_space.n
     policy = torch.nn.Linear(n_obs, n_act)
@@ -57,8 +62,9 @@ def train_masked_policy_gradient(env_id: str, options: dict, mode: str,
     return steps * 2, float((policy.weight.detach() - before).abs().sum())
 
 
-@pytest.mark.parametrize(("env_id", "options", "mode"), CASES,
-                         ids=[f"{c[0]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("env_id", "options", "mode"), CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES]
+)
 def test_make_vec_trains_with_masks(env_id: str, options: dict, mode: str) -> None:
     # on_illegal defaults to "raise": one unmasked action would fail the run
     steps, change = train_masked_policy_gradient(env_id, options, mode)

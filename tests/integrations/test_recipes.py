@@ -27,10 +27,14 @@ def run_recipe(code: str, tmp_path: Path) -> None:
         return
     script = tmp_path / "recipe.py"
     script.write_text(code, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=600, cwd=tmp_path, env={"PYTHONPATH": str(ROOT),
-                                                          "PATH": "/usr/bin:/bin",
-                                                          "HOME": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
 
@@ -39,8 +43,14 @@ BLOCKS = recipes("python")
 
 def test_the_page_has_a_recipe_per_tool() -> None:
     text = "\n".join(BLOCKS)
-    for tool in ("gymnasium.make_vec", "MaskablePPO", "SubprocVecEnv", "supersuit",
-                 "tianshou", "torchrl"):
+    for tool in (
+        "gymnasium.make_vec",
+        "MaskablePPO",
+        "SubprocVecEnv",
+        "supersuit",
+        "tianshou",
+        "torchrl",
+    ):
         assert tool in text, f"docs/integrations.md has no recipe using {tool}"
     assert recipes("python rllib"), "docs/integrations.md has no RLlib recipe"
 

@@ -26,11 +26,18 @@ import pytest
 #: by agents that are not acting), Lazer Ryderz's discrete, hybrid and box action modes
 CONFIGS: dict[str, dict[str, Any]] = {
     "lunatix_2p": {"game": "lunatix", "num_players": 2},
-    "lunatix_4p_shaped": {"game": "lunatix", "num_players": 4,
-                          "shaping": {"progress": 0.1, "damage": 0.2}},
+    "lunatix_4p_shaped": {
+        "game": "lunatix",
+        "num_players": 4,
+        "shaping": {"progress": 0.1, "damage": 0.2},
+    },
     "ryderz_discrete": {"game": "ryderz", "num_players": 2, "action_mode": "discrete"},
-    "ryderz_hybrid_shaped": {"game": "ryderz", "num_players": 3, "action_mode": "hybrid",
-                             "shaping": {"prizms": 0.1, "crash": 0.1}},
+    "ryderz_hybrid_shaped": {
+        "game": "ryderz",
+        "num_players": 3,
+        "action_mode": "hybrid",
+        "shaping": {"prizms": 0.1, "crash": 0.1},
+    },
     "ryderz_box": {"game": "ryderz", "num_players": 2, "action_mode": "box"},
 }
 
@@ -81,8 +88,10 @@ def test_spaces_are_rllib_multi_agent_spaces(name: str) -> None:
     par = env.par_env
     for a in env.possible_agents:
         space = env.get_observation_space(a)
-        assert isinstance(space, spaces.Dict) and set(space.spaces) == {"observations",
-                                                                       "action_mask"}
+        assert isinstance(space, spaces.Dict) and set(space.spaces) == {
+            "observations",
+            "action_mask",
+        }
         assert space["observations"] == par.observation_space(a)["observation"]
         mask = space["action_mask"]
         assert isinstance(mask, spaces.Box) and mask.dtype == np.float32
@@ -111,8 +120,9 @@ def play(env: Any, seed: int, twin: Any | None = None) -> dict[str, Any]:
         deciders = [f"player_{s}" for s in env.session.deciders()]
         assert sorted(obs) == sorted(deciders), (steps, sorted(obs), deciders)
         for a, o in obs.items():  # the mask is the parallel env's, as float32
-            np.testing.assert_array_equal(o["action_mask"],
-                                          env.session.mask(int(a[7:])).astype(np.float32))
+            np.testing.assert_array_equal(
+                o["action_mask"], env.session.mask(int(a[7:])).astype(np.float32)
+            )
             if twin_obs is not None:
                 np.testing.assert_array_equal(o["observations"], twin_obs[a]["observation"])
         actions = {a: env.get_action_space(a).sample() for a in obs}
@@ -133,11 +143,17 @@ def play(env: Any, seed: int, twin: Any | None = None) -> dict[str, Any]:
             assert sorted(obs) == sorted(env.possible_agents)  # everyone's last observation
             assert terms["__all__"] != truncs["__all__"]
             assert env.agents == [] and env.pending_rewards() == dict.fromkeys(
-                env.possible_agents, 0.0)
+                env.possible_agents, 0.0
+            )
             break
         assert not any(terms.values()) and not any(truncs.values())
-    return {"got": got, "want": want, "steps": steps,
-            "returns": list(env.session.state.returns()), "truncated": truncs["__all__"]}
+    return {
+        "got": got,
+        "want": want,
+        "steps": steps,
+        "returns": list(env.session.state.returns()),
+        "truncated": truncs["__all__"],
+    }
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -174,8 +190,7 @@ def test_simultaneous_decisions_observe_every_decider() -> None:
     """Lazer Ryderz's Start Your Engines: every seat decides in one step."""
     env = make_env("ryderz_hybrid_shaped")
     obs, _ = env.reset(seed=3)
-    assert sorted(obs) == env.possible_agents == [f"player_{s}"
-                                                   for s in env.session.deciders()]
+    assert sorted(obs) == env.possible_agents == [f"player_{s}" for s in env.session.deciders()]
 
 
 def test_seeding_is_reproducible() -> None:
@@ -252,18 +267,21 @@ def test_module_masks_logits_in_every_forward_pass(name: str) -> None:
     env = make_env(name)
     obs, _ = env.reset(seed=1)
     a = next(iter(obs))
-    module = MaskedMLPModule(observation_space=env.observation_spaces[a],
-                             action_space=env.par_env.action_space(a),
-                             model_config={"hiddens": [32]})
-    batch_obs = {k: torch.as_tensor(np.stack([o[k] for o in obs.values()]))
-                 for k in ("observations", "action_mask")}
+    module = MaskedMLPModule(
+        observation_space=env.observation_spaces[a],
+        action_space=env.par_env.action_space(a),
+        model_config={"hiddens": [32]},
+    )
+    batch_obs = {
+        k: torch.as_tensor(np.stack([o[k] for o in obs.values()]))
+        for k in ("observations", "action_mask")
+    }
     mask = batch_obs["action_mask"] > 0
     n = mask.shape[1]
-    for forward in (module.forward_exploration, module.forward_inference,
-                    module.forward_train):
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
         inputs = forward({Columns.OBS: batch_obs})[Columns.ACTION_DIST_INPUTS]
         lo = module.layout.lo
-        logits = inputs[:, lo:lo + n]
+        logits = inputs[:, lo : lo + n]
         assert (logits[~mask] == MASK_LOGIT).all() and (logits[mask] > MASK_LOGIT).all()
         dist = module.get_exploration_action_dist_cls().from_logits(inputs)
         for _ in range(20):
@@ -286,9 +304,11 @@ def test_rllibs_own_action_masking_example_module_reads_the_observations() -> No
     env = make_env("lunatix_2p")
     obs, _ = env.reset(seed=1)
     a = next(iter(obs))
-    module = ActionMaskingTorchRLModule(observation_space=env.observation_spaces[a],
-                                        action_space=env.par_env.action_space(a),
-                                        model_config={"fcnet_hiddens": [16]})
+    module = ActionMaskingTorchRLModule(
+        observation_space=env.observation_spaces[a],
+        action_space=env.par_env.action_space(a),
+        model_config={"fcnet_hiddens": [16]},
+    )
     batch = {Columns.OBS: {k: torch.as_tensor(v)[None] for k, v in obs[a].items()}}
     logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
     assert obs[a]["action_mask"][int(torch.argmax(logits))] == 1
@@ -297,16 +317,23 @@ def test_rllibs_own_action_masking_example_module_reads_the_observations() -> No
 # ---------------------------------------------------------------------- training
 RECIPE_CONFIGS = {
     "lunatix": {"game": "lunatix", "num_players": 2, "on_illegal": "raise"},
-    "ryderz": {"game": "ryderz", "num_players": 2, "action_mode": "discrete",
-               "on_illegal": "raise"},
-    "ryderz_hybrid": {"game": "ryderz", "num_players": 2, "action_mode": "hybrid",
-                      "on_illegal": "raise"},
+    "ryderz": {
+        "game": "ryderz",
+        "num_players": 2,
+        "action_mode": "discrete",
+        "on_illegal": "raise",
+    },
+    "ryderz_hybrid": {
+        "game": "ryderz",
+        "num_players": 2,
+        "action_mode": "hybrid",
+        "on_illegal": "raise",
+    },
 }
 
 
 @pytest.mark.parametrize("name", sorted(RECIPE_CONFIGS))
-def test_recipe_trains_two_iterations_without_an_illegal_action(name: str,
-                                                                ray_local: None) -> None:
+def test_recipe_trains_two_iterations_without_an_illegal_action(name: str, ray_local: None) -> None:
     """The recipe of the docs (one module shared by every seat), for two iterations: an
     illegal action would raise inside the env; the weights change."""
     # --- the recipe of the docs (its env_config: RECIPE_CONFIGS["lunatix"]) ---
@@ -324,10 +351,14 @@ def test_recipe_trains_two_iterations_without_an_illegal_action(name: str,
         .environment(RLlibMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=0)
         .training(train_batch_size_per_learner=256, minibatch_size=64, num_epochs=1)
-        .multi_agent(policies={"shared"},
-                     policy_mapping_fn=lambda agent_id, episode, **kwargs: "shared")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={"shared": module_spec(ModuleConfig(hiddens=(64, 64)))}))
+        .multi_agent(
+            policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kwargs: "shared"
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={"shared": module_spec(ModuleConfig(hiddens=(64, 64)))}
+            )
+        )
         .debugging(seed=0)
     )
     algo = config.build_algo()
@@ -362,8 +393,14 @@ def test_an_unmasked_policy_fails_with_the_envs_message(ray_local: None) -> None
         def _masked_inputs(self, batch: dict[str, Any]) -> torch.Tensor:
             return self.pi(self._flat_obs(batch)) * 0.0  # uniform over every action
 
-    cfg = SelfPlayConfig(game="lunatix", env_options={"on_illegal": "raise"},
-                         train_batch=64, minibatch=32, epochs=1, hiddens=(8,))
+    cfg = SelfPlayConfig(
+        game="lunatix",
+        env_options={"on_illegal": "raise"},
+        train_batch=64,
+        minibatch=32,
+        epochs=1,
+        hiddens=(8,),
+    )
     algo = build_config(cfg, module_class=Unmasked).build_algo()
     try:
         with pytest.raises(RuntimeError) as info:  # RLlib's, raised from the env's error
@@ -384,10 +421,17 @@ def test_a_batch_without_the_learners_samples_changes_nothing(ray_local: None) -
     Learner fails on such a batch; the self-play Learner skips it."""
     from train.rllib_selfplay import MAIN, SelfPlayConfig, build_config
 
-    cfg = SelfPlayConfig(game="ryderz", env_options={"on_illegal": "raise"},
-                         train_batch=64, minibatch=32, epochs=1, hiddens=(8,))
+    cfg = SelfPlayConfig(
+        game="ryderz",
+        env_options={"on_illegal": "raise"},
+        train_batch=64,
+        minibatch=32,
+        epochs=1,
+        hiddens=(8,),
+    )
     config = build_config(cfg).multi_agent(
-        policy_mapping_fn=lambda agent_id, episode, **kwargs: "snap_0")  # main never plays
+        policy_mapping_fn=lambda agent_id, episode, **kwargs: "snap_0"
+    )  # main never plays
     algo = config.build_algo()
     before = learner_weights(algo, MAIN)
     try:
@@ -418,12 +462,12 @@ def test_seat_mapping_puts_main_in_one_seat_and_snapshots_elsewhere() -> None:
         seats.append(lineup.index(MAIN))
     assert len(set(seats)) == 4  # main plays every seat
     np.random.seed(0)
-    assert [clone(f"player_{s}", Episode(i)) for i in range(40) for s in (2, 0, 3, 1)
-            ].count(MAIN) == 40
+    assert [clone(f"player_{s}", Episode(i)) for i in range(40) for s in (2, 0, 3, 1)].count(
+        MAIN
+    ) == 40
 
 
-def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path,
-                                                     ray_local: None) -> None:
+def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path, ray_local: None) -> None:
     import json
 
     from agents.onnx_policy import OnnxPolicy
@@ -431,10 +475,34 @@ def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path,
     from train.rllib_selfplay import main
 
     out = tmp_path / "run"
-    status = main(["--game", "lunatix", "--iterations", "2", "--seed", "0", "--out", str(out),
-                   "--env-runners", "1", "--batch", "256", "--minibatch", "64", "--epochs",
-                   "1", "--hiddens", "64,64", "--snapshot-every", "1", "--eval-games", "2",
-                   "--parity-observations", "200"])
+    status = main(
+        [
+            "--game",
+            "lunatix",
+            "--iterations",
+            "2",
+            "--seed",
+            "0",
+            "--out",
+            str(out),
+            "--env-runners",
+            "1",
+            "--batch",
+            "256",
+            "--minibatch",
+            "64",
+            "--epochs",
+            "1",
+            "--hiddens",
+            "64,64",
+            "--snapshot-every",
+            "1",
+            "--eval-games",
+            "2",
+            "--parity-observations",
+            "200",
+        ]
+    )
     assert status == 0
     result = json.loads((out / "result.json").read_text())
     assert len(result["history"]) == 2 and result["pool"]["ids"] == ["snap_0", "snap_1"]
@@ -443,7 +511,11 @@ def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path,
     for folder, mode in ((out, "greedy"), (out / "sampled", "sampled")):
         meta, file = find_policy(folder)
         assert (meta.algorithm, meta.mode, meta.game, file.name) == (
-            "RLlib-PPO", mode, "lunatix", "policy.onnx")
+            "RLlib-PPO",
+            mode,
+            "lunatix",
+            "policy.onnx",
+        )
         policy = OnnxPolicy(file)
         assert policy.outputs == ["logits", "value"]
         bot = PolicyBot.load(folder, game="lunatix", seed=0)
@@ -461,15 +533,26 @@ def test_selfplay_cli_exports_a_policy_the_bots_load(tmp_path: Path,
 
 
 def test_selfplay_resumes_from_its_checkpoint_with_the_history_up_to_it(
-        tmp_path: Path, ray_local: None) -> None:
+    tmp_path: Path, ray_local: None
+) -> None:
     import json
 
     from train.rllib_selfplay import SelfPlayConfig, train
 
     out = tmp_path / "run"
-    base = dict(game="lunatix", out=str(out), train_batch=200, minibatch=64, epochs=1,
-                hiddens=(32,), eval_games=0, parity_observations=50, checkpoint_every=1,
-                snapshot_every=1, max_snapshots=2)
+    base = dict(
+        game="lunatix",
+        out=str(out),
+        train_batch=200,
+        minibatch=64,
+        epochs=1,
+        hiddens=(32,),
+        eval_games=0,
+        parity_observations=50,
+        checkpoint_every=1,
+        snapshot_every=1,
+        max_snapshots=2,
+    )
     train(SelfPlayConfig(iterations=2, **base), progress=False)
     assert json.loads((out / "selfplay.json").read_text())["iteration"] == 2
     (out / "result.json").unlink()  # as a run stopped after its checkpoint, before the end

@@ -21,8 +21,14 @@ import lunatix_env  # noqa: F401  registers LunatixLoop-v0
 import ryderz_env  # noqa: F401  registers LazerRyderz-v0
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "seed": 0, "device": "cpu",
-        "policy_kwargs": {"net_arch": [32]}}
+TINY = {
+    "n_steps": 64,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "seed": 0,
+    "device": "cpu",
+    "policy_kwargs": {"net_arch": [32]},
+}
 
 
 def parameters(model: PPO | MaskablePPO) -> torch.Tensor:
@@ -31,8 +37,9 @@ def parameters(model: PPO | MaskablePPO) -> torch.Tensor:
 
 def test_ppo_on_the_box_action_mode() -> None:
     # Box(-1, 1, (A + 1,)): a score per discrete option (the best legal one is played), then x
-    venv = make_vec_env("LazerRyderz-v0", n_envs=2, seed=0,
-                        env_kwargs={"num_players": 2, "action_mode": "box"})
+    venv = make_vec_env(
+        "LazerRyderz-v0", n_envs=2, seed=0, env_kwargs={"num_players": 2, "action_mode": "box"}
+    )
     model = PPO("MlpPolicy", venv, **TINY)
     before = parameters(model)
     model.learn(128)
@@ -40,10 +47,13 @@ def test_ppo_on_the_box_action_mode() -> None:
     assert not torch.equal(before, parameters(model))
 
 
-@pytest.mark.parametrize(("env_id", "options"), [
-    ("LunatixLoop-v0", {"num_players": 2}),
-    ("LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}),
-])
+@pytest.mark.parametrize(
+    ("env_id", "options"),
+    [
+        ("LunatixLoop-v0", {"num_players": 2}),
+        ("LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}),
+    ],
+)
 def test_maskable_ppo_plays_only_legal_actions(env_id: str, options: dict) -> None:
     venv = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=options)
     model = MaskablePPO("MlpPolicy", venv, **TINY)
@@ -74,26 +84,43 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize(("env_id", "options", "method"), [
-    ("LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}, "forkserver"),
-    ("ryderz_env:LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}, "spawn"),
-    ("lunatix_env:LunatixLoop-v0", {"num_players": 2}, "forkserver"),
-    ("LunatixLoop-v0", {"num_players": 2}, "spawn"),
-])
-def test_subproc_vec_env_workers_find_the_ids(tmp_path: Path, env_id: str, options: dict,
-                                              method: str) -> None:
+@pytest.mark.parametrize(
+    ("env_id", "options", "method"),
+    [
+        ("LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}, "forkserver"),
+        ("ryderz_env:LazerRyderz-v0", {"num_players": 2, "action_mode": "discrete"}, "spawn"),
+        ("lunatix_env:LunatixLoop-v0", {"num_players": 2}, "forkserver"),
+        ("LunatixLoop-v0", {"num_players": 2}, "spawn"),
+    ],
+)
+def test_subproc_vec_env_workers_find_the_ids(
+    tmp_path: Path, env_id: str, options: dict, method: str
+) -> None:
     # a plain id needs `import <game>` in the main script (workers re-import it); a
     # module-qualified id imports the game by itself
     package = env_id.split(":")[0] if ":" in env_id else None
-    import_line = "" if package else (
-        "import ryderz_env  # registers LazerRyderz-v0" if "Ryderz" in env_id
-        else "import lunatix_env  # registers LunatixLoop-v0")
+    import_line = (
+        ""
+        if package
+        else (
+            "import ryderz_env  # registers LazerRyderz-v0"
+            if "Ryderz" in env_id
+            else "import lunatix_env  # registers LunatixLoop-v0"
+        )
+    )
     script = tmp_path / "train_subproc.py"
-    script.write_text(textwrap.dedent(SCRIPT.format(import_line=import_line, env_id=env_id,
-                                                    options=options, method=method)))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=600, cwd=tmp_path,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
-                               "HOME": str(tmp_path)})
+    script.write_text(
+        textwrap.dedent(
+            SCRIPT.format(import_line=import_line, env_id=env_id, options=options, method=method)
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["timesteps", "64"]

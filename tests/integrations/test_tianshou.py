@@ -35,8 +35,9 @@ import ryderz_env
 # ---- recipe (docs/integrations.md, "Tianshou") ------------------------------------------------
 
 
-def build(make_game: Callable[[], AECEnv],
-          seed: int = 0) -> tuple[MultiAgentOffPolicyAlgorithm, Collector]:
+def build(
+    make_game: Callable[[], AECEnv], seed: int = 0
+) -> tuple[MultiAgentOffPolicyAlgorithm, Collector]:
     """Self-play DQN, one network per seat, and the collector that feeds its replay buffer."""
     torch.manual_seed(seed)
     np.random.seed(seed)  # Tianshou's epsilon-greedy draws from numpy's global generator
@@ -52,31 +53,36 @@ def build(make_game: Callable[[], AECEnv],
 
     def make_dqn() -> DQN:
         net = Net(state_shape=obs_shape, action_shape=n_actions, hidden_sizes=[64])
-        policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space,
-                                         eps_training=0.2)  # masked greedy and masked random
+        policy = DiscreteQLearningPolicy(
+            model=net, action_space=env.action_space, eps_training=0.2
+        )  # masked greedy and masked random
         return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.99)
 
     # one algorithm per agent, in the order of env.agents (player_0, player_1)
     algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[make_dqn(), make_dqn()], env=env)
-    collector = Collector[CollectStats](algorithm, DummyVectorEnv([make_env]),
-                                        VectorReplayBuffer(1000, 1), exploration_noise=True)
+    collector = Collector[CollectStats](
+        algorithm, DummyVectorEnv([make_env]), VectorReplayBuffer(1000, 1), exploration_noise=True
+    )
     collector.reset()
     return algorithm, collector
 
 
-def learn(algorithm: MultiAgentOffPolicyAlgorithm, collector: Collector,
-          steps: int = 100) -> InfoStats:
+def learn(
+    algorithm: MultiAgentOffPolicyAlgorithm, collector: Collector, steps: int = 100
+) -> InfoStats:
     """Train for ``steps`` env steps (one agent's move each), 2 gradient steps per 20."""
-    return algorithm.run_training(OffPolicyTrainerParams(
-        training_collector=collector,
-        max_epochs=1,
-        epoch_num_steps=steps,
-        collection_step_num_env_steps=20,
-        batch_size=16,
-        update_step_num_gradient_steps_per_sample=0.1,
-        verbose=False,
-        show_progress=False,
-    ))
+    return algorithm.run_training(
+        OffPolicyTrainerParams(
+            training_collector=collector,
+            max_epochs=1,
+            epoch_num_steps=steps,
+            collection_step_num_env_steps=20,
+            batch_size=16,
+            update_step_num_gradient_steps_per_sample=0.1,
+            verbose=False,
+            show_progress=False,
+        )
+    )
 
 
 # ---- the checks -------------------------------------------------------------------------------
@@ -103,8 +109,9 @@ def parameters(algorithm: torch.nn.Module) -> torch.Tensor:
 GAMES = {
     # short games (round limits: truncation) so that a few end and restart within the run
     "lunatix": lambda: lunatix_env.env(num_players=2, max_rounds=5, on_illegal="raise"),
-    "ryderz": lambda: ryderz_env.env(num_players=2, action_mode="discrete", max_rounds=20,
-                                     on_illegal="raise"),
+    "ryderz": lambda: ryderz_env.env(
+        num_players=2, action_mode="discrete", max_rounds=20, on_illegal="raise"
+    ),
 }
 
 
@@ -128,5 +135,5 @@ def test_dqn_self_play_plays_only_legal_actions(game: str) -> None:
     buffer = collector.buffer
     assert len(buffer) == 100
     # every recorded action was unmasked in the observation it was chosen from
-    assert buffer.obs.mask[np.arange(len(buffer)), buffer.act[:len(buffer)]].all()
-    assert set(buffer.obs.agent_id[:len(buffer)]) == {"player_0", "player_1"}
+    assert buffer.obs.mask[np.arange(len(buffer)), buffer.act[: len(buffer)]].all()
+    assert set(buffer.obs.agent_id[: len(buffer)]) == {"player_0", "player_1"}

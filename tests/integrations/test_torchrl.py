@@ -35,8 +35,12 @@ import ryderz_env
 # ---- recipe (docs/integrations.md, "TorchRL") -------------------------------------------------
 
 
-def build(make_game: Callable[[], ParallelEnv], seed: int = 0, frames_per_batch: int = 64,
-          total_frames: int = 128) -> tuple[ClipPPOLoss, Collector]:
+def build(
+    make_game: Callable[[], ParallelEnv],
+    seed: int = 0,
+    frames_per_batch: int = 64,
+    total_frames: int = 128,
+) -> tuple[ClipPPOLoss, Collector]:
     """PPO with one policy and one critic shared by both seats, and its collector."""
     torch.manual_seed(seed)
     game = make_game()
@@ -49,7 +53,9 @@ def build(make_game: Callable[[], ParallelEnv], seed: int = 0, frames_per_batch:
 
     logits = TensorDictModule(
         nn.Sequential(nn.Linear(n_obs, 64), nn.Tanh(), nn.Linear(64, n_actions)),
-        in_keys=[obs_key], out_keys=[("player", "logits")])
+        in_keys=[obs_key],
+        out_keys=[("player", "logits")],
+    )
     policy = ProbabilisticActor(
         logits,
         in_keys={"logits": ("player", "logits"), "mask": ("player", "action_mask")},
@@ -60,15 +66,21 @@ def build(make_game: Callable[[], ParallelEnv], seed: int = 0, frames_per_batch:
     )
     critic = TensorDictModule(
         nn.Sequential(nn.Linear(n_obs, 64), nn.Tanh(), nn.Linear(64, 1)),
-        in_keys=[obs_key], out_keys=[("player", "state_value")])
+        in_keys=[obs_key],
+        out_keys=[("player", "state_value")],
+    )
 
     loss = ClipPPOLoss(policy, critic, normalize_advantage=False)
-    loss.set_keys(action=("player", "action"), sample_log_prob=("player", "action_log_prob"),
-                  value=("player", "state_value"), reward=("player", "reward"),
-                  done=("player", "done"), terminated=("player", "terminated"))
+    loss.set_keys(
+        action=("player", "action"),
+        sample_log_prob=("player", "action_log_prob"),
+        value=("player", "state_value"),
+        reward=("player", "reward"),
+        done=("player", "done"),
+        terminated=("player", "terminated"),
+    )
     loss.make_value_estimator(ValueEstimators.GAE, gamma=0.99, lmbda=0.95)
-    collector = Collector(env, policy, frames_per_batch=frames_per_batch,
-                          total_frames=total_frames)
+    collector = Collector(env, policy, frames_per_batch=frames_per_batch, total_frames=total_frames)
     return loss, collector
 
 
@@ -111,10 +123,10 @@ def parameters(module: nn.Module) -> torch.Tensor:
 
 GAMES = {
     # short games (round limits: truncation) so that a few end and restart within the run
-    "lunatix": lambda: lunatix_env.parallel_env(num_players=2, max_rounds=5,
-                                                on_illegal="raise"),
-    "ryderz": lambda: ryderz_env.parallel_env(num_players=2, action_mode="discrete",
-                                              max_rounds=20, on_illegal="raise"),
+    "lunatix": lambda: lunatix_env.parallel_env(num_players=2, max_rounds=5, on_illegal="raise"),
+    "ryderz": lambda: ryderz_env.parallel_env(
+        num_players=2, action_mode="discrete", max_rounds=20, on_illegal="raise"
+    ),
 }
 
 
