@@ -6,7 +6,9 @@
 #              (runs/<name>/seed<k>/) and reports their mean (resumes); TRAIN_CONFIG=path.yaml
 #              picks any config (configs/train/<game>_vs_random.yaml: against random players)
 # make test  - create .venv if needed, install the project with its dev, train, serve and
-#              integrations extras, run ruff (check, format --check) + pytest (the RLlib tests excepted: make test-rllib)
+#              integrations extras, run ruff (check, format --check), mypy (--strict on the rules
+#              packages and tabletop: [tool.mypy] in pyproject.toml) + pytest (the RLlib tests
+#              excepted: make test-rllib)
 # make test-rllib - create .venv-rllib (Ray pins its own gymnasium) with the dev and
 #              distributed extras, run the RLlib tests (tests/integrations/, marker rllib)
 # make arena - the ratings tables of docs/bots.md (random, heuristic, MCTS at two budgets and
@@ -70,6 +72,7 @@ $(BENCH_STAMP): $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not rllib"
 
 $(RLLIB_STAMP): pyproject.toml
@@ -84,6 +87,7 @@ test-rllib: $(RLLIB_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 arena: $(STAMP)
 	$(ARENA) --game ryderz --players 2 --out $(ARENA_OUT)/ryderz_2p \

@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import yaml
 
@@ -60,7 +60,7 @@ def load_config(cls: type[T], path: str | Path) -> T:
 
 def from_mapping(cls: type[T], data: Any, source: str = "<config>", where: str = "") -> T:
     """Convert a parsed mapping into the frozen dataclass ``cls`` (recursively)."""
-    return _convert(cls, data, source, where or cls.__name__)
+    return cast(T, _convert(cls, data, source, where or cls.__name__))
 
 
 def to_mapping(obj: Any) -> Any:

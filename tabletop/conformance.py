@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -78,7 +78,7 @@ def random_env_action(env: Any, obs: Mapping[str, Any], rng: np.random.Generator
     return adapter.random_env_action(mask, rng)
 
 
-def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator[tuple]:
+def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator[tuple[Any, ...]]:
     """Play masked random actions; yields ``(agent, obs, reward, term, trunc, action)``.
 
     Done agents step with None. Stops when every agent is gone or after ``max_steps``
@@ -100,7 +100,7 @@ def _aec_play(env: AECEnv, rng: np.random.Generator, max_steps: int) -> Iterator
 
 def _parallel_play(
     env: ParallelEnv, rng: np.random.Generator, obs: Mapping[str, Any], max_steps: int
-) -> Iterator[tuple]:
+) -> Iterator[tuple[Any, ...]]:
     """Play masked random actions; yields ``(actions, obs, rewards, terms, truncs)``."""
     steps = 0
     while env.agents and steps < max_steps:
@@ -219,6 +219,7 @@ def check_single_agent_env(
     random episode checks ``action_masks()`` against the observation space and the info.
     """
     opts = {"on_illegal": "random_legal", **kwargs}
+    env: Any  # a SingleAgentView (with adapter and action_masks), made either way
     if env_id is not None:
         wrapped = gymnasium.make(env_id, **opts)
         env = wrapped.unwrapped
@@ -356,7 +357,7 @@ def check_determinism_across_processes(
         )
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     here = play_digest(module_fn_path, kwargs, seed, max_steps)
-    here = json.loads(json.dumps(here, sort_keys=True))
+    here = cast("dict[str, Any]", json.loads(json.dumps(here, sort_keys=True)))
     a, b = results
     assert a["steps"] > 0, "the episode made no decision"
     assert a["steps"] == b["steps"] == here["steps"], (
@@ -623,7 +624,7 @@ def _parse_box(text: str, symbols: Mapping[str, int]) -> dict[str, Any]:
     }
 
 
-def _box_matches(doc: Mapping[str, Any], box: spaces.Space, where: str) -> list[str]:
+def _box_matches(doc: Mapping[str, Any], box: spaces.Space[Any], where: str) -> list[str]:
     if not isinstance(box, spaces.Box):
         return [f"{where}: the docstring says Box, the space is {box}"]
     errs = []
@@ -685,7 +686,7 @@ def _split_doc(doc: str) -> tuple[str, str]:
 
 
 def _check_declared_observation(
-    name: str, doc: str, space: spaces.Space, symbols: Mapping[str, int]
+    name: str, doc: str, space: spaces.Space[Any], symbols: Mapping[str, int]
 ) -> list[str]:
     errs: list[str] = []
     pattern = r"\bObservation\b\W*(?:\([^)]*\)\s*:?\s*)?``(Dict|Box\([^`]*\))``"
@@ -724,16 +725,15 @@ def _check_key_rows(
         if k not in space.spaces:
             errs.append(f"{name}: docstring row {k!r} is not a key of the space")
             continue
+        sub = space.spaces[k]
         if box:
-            errs += _box_matches(_parse_box(row[1], symbols), space.spaces[k], f"{name} {k!r}")
-        elif not isinstance(space.spaces[k], spaces.Discrete):
-            errs.append(
-                f"{name} {k!r}: the docstring says Discrete, the space is {space.spaces[k]}"
-            )
-        elif int(_number(disc.group(1), symbols)) != int(space.spaces[k].n):
-            errs.append(
-                f"{name} {k!r}: Discrete({disc.group(1)}) in the docstring, {space.spaces[k]} real"
-            )
+            errs += _box_matches(_parse_box(row[1], symbols), sub, f"{name} {k!r}")
+        elif not isinstance(sub, spaces.Discrete):
+            errs.append(f"{name} {k!r}: the docstring says Discrete, the space is {sub}")
+        else:
+            d = cast("re.Match[str]", disc)  # not a Box row: a Discrete one
+            if int(_number(d.group(1), symbols)) != int(sub.n):
+                errs.append(f"{name} {k!r}: Discrete({d.group(1)}) in the docstring, {sub} real")
     missing = set(space.spaces) - seen
     if missing:
         errs.append(f"{name}: no docstring row for keys {sorted(missing)}")
@@ -741,7 +741,7 @@ def _check_key_rows(
 
 
 def _check_declared_action(
-    name: str, doc: str, space: spaces.Space, symbols: Mapping[str, int]
+    name: str, doc: str, space: spaces.Space[Any], symbols: Mapping[str, int]
 ) -> list[str]:
     errs: list[str] = []
     decl = re.search(
@@ -790,8 +790,8 @@ def check_docstring_tables(
     env_cls: type,
     obs_size: int,
     num_actions: int,
-    observation_space: spaces.Space | None = None,
-    action_space: spaces.Space | None = None,
+    observation_space: spaces.Space[Any] | None = None,
+    action_space: spaces.Space[Any] | None = None,
     doc: str | None = None,
     symbols: Mapping[str, int] | None = None,
 ) -> None:
@@ -831,7 +831,7 @@ def check_record_replay(
     env_fn: EnvFn,
     seed: int = 0,
     max_steps: int = 5000,
-    game_factory: Callable[[dict], Any] | None = None,
+    game_factory: Callable[[dict[str, Any]], Any] | None = None,
     directory: str | Path | None = None,
 ) -> GameRecord:
     """Play an episode, save ``env.unwrapped.record`` as JSON, load it, rebuild the game from

@@ -94,7 +94,8 @@ def draw_text(img: np.ndarray, x: int, y: int, text: str, colour: Colour, scale:
 
 def text_width(text: str, scale: int = 2) -> int:
     """Width in pixels of ``text`` as :func:`draw_text` writes it."""
-    return sum(glyph(ch, scale).shape[1] + scale for ch in text.upper()) - scale
+    width: int = sum(glyph(ch, scale).shape[1] + scale for ch in text.upper()) - scale
+    return width
 
 
 def frames_to_gif(frames: Iterable[np.ndarray], path: str | Path, fps: float = 4.0) -> int:
@@ -107,7 +108,7 @@ def frames_to_gif(frames: Iterable[np.ndarray], path: str | Path, fps: float = 4
     """
     from PIL import Image
 
-    images = []
+    images: list[Image.Image] = []
     for f in frames:
         a = np.ascontiguousarray(f)
         if a.ndim != 3 or a.shape[2] != 3 or a.dtype != np.uint8:

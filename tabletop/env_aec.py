@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -16,6 +16,9 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 
 from tabletop.env_core import GameAdapter, GameSession, on_illegal_option
 from tabletop.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tabletop.records import GameRecord
 
 
 def agent_name(seat: int) -> str:
@@ -63,11 +66,12 @@ class EnvCommon:
         self.session = GameSession(adapter, on_illegal_option(on_illegal), auto_play)
         self.possible_agents = [agent_name(i) for i in range(adapter.num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = adapter.observation_space()
+        obs_dict = adapter.observation_space()
         #: True: observations are the bare ``observation`` entry, masks are in the infos
         self._mask_in_info = mask_in == "info"
+        obs_space: spaces.Space[Any] = obs_dict
         if self._mask_in_info:
-            obs_space = obs_space["observation"]
+            obs_space = obs_dict["observation"]
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         act_space = adapter.action_space()
         self.action_spaces = {a: act_space for a in self.possible_agents}
@@ -76,12 +80,12 @@ class EnvCommon:
         self._viewer = None
         self.agents: list[str] = []
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same space for every agent: ``adapter.observation_space()`` (a Dict), or its
         ``observation`` entry with ``mask_in="info"``."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """The same space for every agent (``adapter.action_space()``; NOOP at 0)."""
         return self.action_spaces[agent]
 
@@ -90,7 +94,7 @@ class EnvCommon:
         return self.adapter.state_vector(self.session.state)
 
     @property
-    def record(self):  # noqa: ANN201 - GameRecord
+    def record(self) -> GameRecord:
         """The record (config, seed, actions, chance outcomes) of the current episode."""
         return self.session.record
 
@@ -115,7 +119,7 @@ class EnvCommon:
             self._viewer = None
 
 
-class TabletopAECEnv(EnvCommon, AECEnv):
+class TabletopAECEnv(EnvCommon, AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
     """Agent-environment-cycle env: one decider at a time, simultaneous choices hidden.
 
     ``agent_selection`` follows the engine's deciders; at a simultaneous node they act one
@@ -143,7 +147,7 @@ class TabletopAECEnv(EnvCommon, AECEnv):
         super().__init__()
         self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; the same seed and actions give the same trajectory."""
         self.session.reset(seed)
         self.session.take_rewards()
@@ -219,7 +223,7 @@ def _before_reset(name: str) -> AttributeError:
     return AttributeError(f"{name} cannot be accessed before reset")
 
 
-class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
+class FastOrderEnforcingWrapper(OrderEnforcingWrapper):  # type: ignore[misc]  # PettingZoo is untyped
     """PettingZoo's ``OrderEnforcingWrapper`` with the same checks, errors and warnings,
     minus its cost on the hot path.
 
@@ -230,6 +234,9 @@ class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
     ``step`` and the iterator reach the wrapped env directly after the same checks.
     Everything else is inherited.
     """
+
+    #: the wrapped env (``wrap_aec`` wraps the games' AEC envs)
+    env: TabletopAECEnv
 
     @property
     def agent_selection(self) -> str:
@@ -275,7 +282,8 @@ class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
         """The selected agent's observation, cumulative reward, flags and info."""
         if not self._has_reset:
             raise _before_reset("agent_selection")
-        return self.env.last(observe)
+        last: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return last
 
     def step(self, action: Any) -> None:
         """As the base class: an error before reset, a warning once no agent is left."""
@@ -295,12 +303,12 @@ class FastOrderEnforcingWrapper(OrderEnforcingWrapper):
         return str(self.env) if hasattr(self, "metadata") else repr(self)
 
 
-class _FastIterable(AECOrderEnforcingIterable):
+class _FastIterable(AECOrderEnforcingIterable):  # type: ignore[misc]  # PettingZoo is untyped
     def __iter__(self) -> _FastIterator:
         return _FastIterator(self.env, self.max_iter)
 
 
-class _FastIterator(AECOrderEnforcingIterator):
+class _FastIterator(AECOrderEnforcingIterator):  # type: ignore[misc]  # PettingZoo is untyped
     """``AECOrderEnforcingIterator.__next__`` in one call, reading the wrapped env."""
 
     env: FastOrderEnforcingWrapper

@@ -19,7 +19,7 @@ import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -27,6 +27,9 @@ from gymnasium import spaces
 from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 #: legal sets whose masks a session keeps (all forgotten when it is full)
 MASK_CACHE = 256
@@ -43,7 +46,7 @@ def is_bot(obj: Any) -> bool:
 
 def seat_of(key: int | str, num_players: int) -> int:
     """A seat from an int or an agent name ``player_i``; ValueError naming the valid ones."""
-    seat: Any = key
+    seat: int | str = key
     if isinstance(key, str) and key.startswith("player_") and key[7:].isdigit():
         seat = int(key[7:])
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
@@ -76,7 +79,7 @@ def as_index(value: Any) -> int | None:
 
 
 #: folders whose frames a warning skips to name the caller's line (ours and the APIs')
-_LIBRARY_DIRS = tuple(str(Path(m.__file__).parent) for m in (sys.modules[__name__],))
+_LIBRARY_DIRS = tuple(str(Path(cast(str, m.__file__)).parent) for m in (sys.modules[__name__],))
 
 
 def _outside_stacklevel() -> int:
@@ -87,6 +90,7 @@ def _outside_stacklevel() -> int:
         for name in ("pettingzoo", "gymnasium")
         if (m := sys.modules.get(name)) is not None and m.__file__
     )
+    frame: FrameType | None
     level, frame = 1, sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(dirs):
         level += 1
@@ -175,7 +179,7 @@ class GameAdapter(abc.ABC):
             }
         )
 
-    def action_space(self) -> spaces.Space:
+    def action_space(self) -> spaces.Space[Any]:
         """One agent's action space: ``Discrete(num_actions)`` (NOOP at 0)."""
         return spaces.Discrete(self.num_actions)
 
@@ -299,9 +303,9 @@ class GameSession:
         entropy when no seed was ever given."""
         if seed is None:
             if self._seed_stream is None:
-                self._seed_stream = np.random.default_rng(
-                    [np.random.SeedSequence().entropy, SEED_STREAM_KEY]
-                )
+                # a fresh SeedSequence's entropy is an int (numpy types it more widely)
+                entropy = cast(int, np.random.SeedSequence().entropy)
+                self._seed_stream = np.random.default_rng([entropy, SEED_STREAM_KEY])
             seed = int(self._seed_stream.integers(2**63))
         else:
             self._seed_stream = np.random.default_rng([seed, SEED_STREAM_KEY])
@@ -343,7 +347,7 @@ class GameSession:
             config = game.config_dict() if hasattr(game, "config_dict") else {}
             self._config_blob = pickle.dumps(config)
             self._config_game = game
-        return pickle.loads(self._config_blob)
+        return cast("dict[str, Any]", pickle.loads(self._config_blob))
 
     @property
     def done(self) -> bool:

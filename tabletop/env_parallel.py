@@ -10,7 +10,7 @@ from tabletop.env_aec import EnvCommon
 from tabletop.env_core import GameAdapter
 
 
-class TabletopParallelEnv(EnvCommon, ParallelEnv):
+class TabletopParallelEnv(EnvCommon, ParallelEnv):  # type: ignore[misc]  # PettingZoo is untyped
     """Parallel env: one ``step`` resolves one decision layer.
 
     Every live agent sends an action; agents that are not deciding have only NOOP (0)
@@ -35,16 +35,16 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
         self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
 
     def reset(
-        self, seed: int | None = None, options: dict | None = None
-    ) -> tuple[dict[str, Any], dict[str, dict]]:
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start a new game; returns (observations, infos)."""
         self.session.reset(seed)
         self.session.take_rewards()
         self.agents = self.possible_agents[:]
-        infos: dict[str, dict] = {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         return self._observations(infos), infos
 
-    def _observations(self, infos: dict[str, dict]) -> dict[str, Any]:
+    def _observations(self, infos: dict[str, dict[str, Any]]) -> dict[str, Any]:
         """Every live agent's observation (with ``mask_in="info"``: the bare observation,
         its mask put in ``infos``)."""
         st = self.session.state
@@ -61,14 +61,22 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):
             for a in self.agents
         }
 
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, Any],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
         """Apply the deciders' actions; returns obs, rewards, terminations, truncations, infos."""
         seats = {self._index[a]: act for a, act in actions.items() if a in self._index}
         self.session.act_all(seats)
         rewards_arr = self.session.take_rewards()
         done = self.session.done
         trunc = self.session.truncated
-        infos: dict[str, dict] = {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         obs = self._observations(infos)
         rewards = {a: float(rewards_arr[self._index[a]]) for a in self.agents}
         terminations = {a: done and not trunc for a in self.agents}

@@ -37,7 +37,7 @@ import copy
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -98,7 +98,7 @@ class RLlibEnvConfig:
         return cls(game=registry.get(game).name, options=data)
 
 
-def _plain(space: spaces.Space) -> spaces.Space:
+def _plain(space: spaces.Space[Any]) -> spaces.Space[Any]:
     """Unpickling target of the legal-sampling spaces: the plain space itself."""
     return space
 
@@ -155,7 +155,7 @@ def _masked_part(space: spaces.Dict, n: int) -> str | None:
     return keys[0] if len(keys) == 1 else None
 
 
-def _noop(space: spaces.Space) -> Any:
+def _noop(space: spaces.Space[Any]) -> Any:
     """The action sent for an agent that is not deciding (the parallel env ignores it):
     index 0, or zeros."""
     if isinstance(space, spaces.Discrete):
@@ -169,7 +169,7 @@ def _noop(space: spaces.Space) -> Any:
     )
 
 
-class RLlibMultiAgentEnv(MultiAgentEnv):
+class RLlibMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]  # Ray: not in .venv (its own)
     """A registry game as an RLlib ``MultiAgentEnv`` over its PettingZoo parallel env (see
     the module docstring): only the deciders observe and act; rewards are held for the
     agents that are not acting and delivered with their next observation."""
@@ -182,7 +182,7 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         self.render_mode = None
         self.metadata = {**getattr(self.par_env, "metadata", {})}
         self.possible_agents = list(self.par_env.possible_agents)
-        self.agents = []
+        self.agents: list[str] = []
         self._agent_ids = set(self.possible_agents)
         first = self.possible_agents[0]
         self._mask_key: str = self.par_env.unwrapped.adapter.mask_key
@@ -194,7 +194,7 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
             inner = pz_space
             mask_space = spaces.Box(0, 1, (self.par_env.unwrapped.adapter.num_actions,))
             self._mask_in_info = True
-        self.num_actions = int(mask_space.shape[0])
+        self.num_actions = int(cast("tuple[int, ...]", mask_space.shape)[0])  # a Box's
         obs_space = spaces.Dict(
             {
                 OBS_KEY: inner,
@@ -215,8 +215,8 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         self.game_seed: int | None = None
 
     # ------------------------------------------------------------------ spaces
-    def _action_space(self, agent: str) -> spaces.Space:
-        plain = self.par_env.action_space(agent)
+    def _action_space(self, agent: str) -> spaces.Space[Any]:
+        plain: spaces.Space[Any] = self.par_env.action_space(agent)
         ref = weakref.ref(self)
 
         def mask_of() -> np.ndarray | None:
@@ -233,7 +233,7 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ API
     def reset(
-        self, *, seed: int | None = None, options: dict | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a game; returns the observations and infos of the agents to act first."""
         if seed is not None:
@@ -248,7 +248,11 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         if seed is not None:
             for i, a in enumerate(self.possible_agents):  # the spaces' own draws, seeded
                 self.action_spaces[a].seed(
-                    int(np.random.SeedSequence([game_seed, self._worker, i]).generate_state(1)[0])
+                    int(
+                        np.random.SeedSequence(
+                            [cast(int, game_seed), self._worker, i]  # seed given: an int
+                        ).generate_state(1)[0]
+                    )
                 )
         self.agents = list(self.par_env.agents)
         self._pending = {a: 0.0 for a in self.agents}
@@ -259,7 +263,9 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
             {a: infos[a] for a in self.acting},
         )
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(
+        self, action_dict: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         """Apply the acting agents' actions; returns obs, rewards, terminateds, truncateds,
         infos of the agents to act next (of every agent when the game is over)."""
         if not self.agents:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
@@ -17,6 +17,9 @@ from tabletop.env_core import (
 )
 from tabletop.errors import ConfigError, ResetNeededError, SeatError
 from tabletop.gamebase import seat_index
+
+if TYPE_CHECKING:
+    from tabletop.records import GameRecord
 
 #: an opponent: (observation, action mask, seat, rng) -> an env action (an int for
 #: ``Discrete`` action spaces)
@@ -67,7 +70,11 @@ class SingleAgentView(gymnasium.Env):
         if opponents is None:
             opponents = self._random_opponent
         single = callable(opponents) or is_bot(opponents)
-        self._fixed = [opponents] * (n - 1) if single else list(opponents)
+        self._fixed: list[Policy] = (
+            [cast(Policy, opponents)] * (n - 1)
+            if single
+            else list(cast("Sequence[Policy]", opponents))
+        )
         if len(self._fixed) != n - 1:
             raise ConfigError(
                 f"need {n - 1} opponent policies (one per other seat) or one "
@@ -98,7 +105,7 @@ class SingleAgentView(gymnasium.Env):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict]:
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game; returns the learner's first observation."""
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**62))
@@ -160,7 +167,7 @@ class SingleAgentView(gymnasium.Env):
             if self.learner in s.deciders() and not [p for p in s.deciders() if p != self.learner]:
                 return
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The learner acts; the opponents play until its next decision."""
         self._require_reset("step()")
         s = self.session
@@ -176,7 +183,7 @@ class SingleAgentView(gymnasium.Env):
         return self._obs(), reward, terminated, truncated, info
 
     @property
-    def record(self):  # noqa: ANN201 - GameRecord
+    def record(self) -> GameRecord:
         """The record (config, seed, actions, chance outcomes) of the current episode."""
         self._require_reset("record")
         return self.session.record

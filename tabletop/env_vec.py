@@ -36,7 +36,7 @@ reset, which seeds its copies ``seed``, ``seed + 1``, ...
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -73,7 +73,8 @@ class ActionMasksVecEnv(VecEnvWrapper):
         if self._reset_seed is not None and isinstance(inner, gymnasium.vector.VectorEnv):
             # SuperSuit's SB3 wrapper over its Gymnasium vector env: seeded at its reset
             obs, infos = inner.reset(seed=self._reset_seed)
-            self.venv.reset_infos = list(infos)
+            # SuperSuit's vector env gives one info per copy (Gymnasium types the infos a dict)
+            self.venv.reset_infos = list(cast("list[dict[str, Any]]", infos))
         else:
             obs = self.venv.reset()
         self._reset_seed = None
@@ -114,7 +115,7 @@ class ActionMasksVecEnv(VecEnvWrapper):
         """Seed the next reset: through the wrapped env's ``seed`` where it has one, else
         (SuperSuit) at that reset, copy ``i`` getting ``seed + i``."""
         try:
-            return self.venv.seed(seed)  # type: ignore[no-any-return]
+            return self.venv.seed(seed)
         except AttributeError:
             self._reset_seed = seed
             return [None if seed is None else seed + i for i in range(self.num_envs)]

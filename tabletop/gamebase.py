@@ -13,7 +13,7 @@ import functools
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
@@ -92,13 +92,21 @@ class GameBase:
 
     rules: Any
     codec: Any
-    rules_class: ClassVar[type]
+    rules_class: ClassVar[type[RulesFiles]]
     #: the rules fields that name a file of the game's configs (decks, track, table, ...)
     file_fields: ClassVar[tuple[str, ...]] = ()
     #: each file field's parsed YAML, as the game was built from it
     file_data: dict[str, Any]
     #: the module with ``state_from_dict(game, data)`` (imported on first use)
     serialize_module: ClassVar[str]
+
+    if TYPE_CHECKING:
+        # what every game defines (declared for the type checker only)
+        def __init__(
+            self, config: Any = None, *, files: Mapping[str, Any] | None = None, **overrides: Any
+        ) -> None: ...
+
+        def int_to_action(self, index: int) -> Any: ...
 
     @classmethod
     def resolve_rules(cls, config: Any, overrides: Mapping[str, Any], loader: Any) -> Any:
@@ -133,7 +141,7 @@ class GameBase:
         a file the rules name is kept as its name when it is a shipped preset read from the
         shipped configs, else carried by value (its parsed YAML). Inverse of
         :meth:`from_config_dict`; never a path of this machine."""
-        data = to_mapping(self.rules)
+        data: dict[str, Any] = to_mapping(self.rules)
         shipped = not data["base_dir"] or Path(data["base_dir"]) == self.rules_class.config_dir
         presets = shipped_presets(self.rules_class.config_dir)
         for name in self.file_fields:
@@ -173,7 +181,8 @@ class GameBase:
     @property
     def num_players(self) -> int:
         """Number of seats."""
-        return self.rules.num_players
+        n: int = self.rules.num_players
+        return n
 
     def state_from_dict(self, data: Mapping[str, Any]) -> Any:
         """Rebuild and validate a state from ``State.to_dict()`` output."""
@@ -182,8 +191,9 @@ class GameBase:
     def action_to_int(self, action: Any) -> int:
         """The flat index of ``action`` (of its discrete part, for a continuous action)."""
         try:
-            return self.codec.encode(action)
-        except (KeyError, AttributeError):
+            index: int = self.codec.encode(action)
+            return index
+        except (KeyError, AttributeError, TypeError):  # (TypeError: unhashable)
             raise IllegalActionError(f"{action} is not an action of this game") from None
 
     def action_to_json(self, action: Any) -> Any:
@@ -207,6 +217,7 @@ class MachineQueries:
     winner: int | None
     game: Any
     decision_kinds: ClassVar[type[enum.Enum]]
+    chance_kinds: ClassVar[type[enum.Enum]]
     #: the ``status`` of a game in progress (an identity test: is_terminal runs very often)
     in_progress: ClassVar[enum.Enum]
 
@@ -224,13 +235,18 @@ class MachineQueries:
         if type(seat) is not int:
             seat = seat_index(seat, n)
         if seat in self.current_players():
-            return seat
+            deciding: int = seat
+            return deciding
         seat_index(seat, n)
         return None
 
     def decision_kind(self) -> Any:
         """The kind of the pending decision, or None."""
         return self.decision_kinds(self.decision["kind"]) if self.decision else None
+
+    def chance_kind(self) -> Any:
+        """The kind of the pending chance event, or None."""
+        return self.chance_kinds(self.chance["kind"]) if self.chance else None
 
     def is_simultaneous_node(self) -> bool:
         """True at a simultaneous decision."""
@@ -259,7 +275,8 @@ class MachineQueries:
         if self.is_terminal():
             return f"no decision is pending: the game is over ({self.status.value})"
         return (
-            f"no decision is pending: a chance event ({self.chance['kind']}) is pending; "
+            f"no decision is pending: a chance event "
+            f"({cast('dict[str, Any]', self.chance)['kind']}) is pending; "
             "use apply_chance"
         )
 

@@ -159,7 +159,8 @@ def as_int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> i
         raise bad(path, f"expected an integer, got {v!r}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise bad(path, f"{v} is outside {lo}..{hi}")
-    return v
+    n: int = v  # an int by now (mypy does not narrow Any through the `or` above)
+    return n
 
 
 def as_num(v: Any, path: str) -> float:
@@ -176,7 +177,7 @@ def as_bool(v: Any, path: str) -> bool:
     return v
 
 
-def as_list(v: Any, path: str, length: int | None = None) -> list:
+def as_list(v: Any, path: str, length: int | None = None) -> list[Any]:
     """A list, optionally of a given length."""
     if not isinstance(v, list):
         raise bad(path, f"expected a list, got {type(v).__name__}")

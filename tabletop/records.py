@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -260,7 +260,8 @@ class RecordingState:
 
     def game_action(self, a: Any) -> Any:
         """An action object for ``a`` (ints are decoded)."""
-        return self.game.int_to_action(a) if isinstance(a, int | np.integer) else a
+        # a numpy int too: both games' int_to_action take one (the protocol says int)
+        return self.game.int_to_action(cast(int, a)) if isinstance(a, int | np.integer) else a
 
     def snapshot(self) -> None:
         """Store the current state in the record before the next event."""

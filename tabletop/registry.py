@@ -13,7 +13,7 @@ import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from tabletop.config import shipped_configs
 
@@ -85,15 +85,15 @@ class GameEntry:
 
     def single_agent_class(self) -> type:
         """The Gymnasium single-agent view's class."""
-        return resolve(self.single_agent)
+        return cast(type, resolve(self.single_agent))
 
     def replay_game(self, config: dict[str, Any]) -> tuple[Any, Any]:
         """``(game, adapter)`` of a record's ``config`` (for drawing replayed states)."""
-        return resolve(self.replay_factory)(config)
+        return cast("tuple[Any, Any]", resolve(self.replay_factory)(config))
 
     def heuristic_class(self) -> type:
         """The class of the game's heuristic bot."""
-        return resolve(self.heuristic)
+        return cast(type, resolve(self.heuristic))
 
     # -- configs ------------------------------------------------------------------------
     def config_dir(self) -> Path:

@@ -18,7 +18,7 @@ import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -50,7 +50,7 @@ replaying it:
 def load_game(record: GameRecord, factory: str | None = None) -> tuple[Any, Any]:
     """``(game, adapter)`` for ``record``: from ``factory`` or the game registry."""
     if factory is not None:
-        return resolve(factory)(record.config)
+        return cast("tuple[Any, Any]", resolve(factory)(record.config))
     try:
         entry = registry.get(record.game)
     except registry.UnknownGameError as exc:

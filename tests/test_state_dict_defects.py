@@ -84,6 +84,27 @@ def test_lunatix_decider_without_a_legal_action() -> None:
     )
 
 
+def test_lunatix_out_goes_with_max_speed_zero_and_deciding_no_more() -> None:
+    s = reach("lunatix", 3, at_decision("card"))
+    refused(s, lambda d: d["cars"][2].__setitem__("out", True), r"cars\[2\].out")
+    refused(s, lambda d: d["cars"][2].update(max_speed=0, speed=0), r"cars\[2\].out")
+
+    def out_but_deciding(d: dict) -> None:
+        d["cars"][2].update(out=True, speed=0, max_speed=0)
+
+    refused(s, out_but_deciding, "seat 2's car is out of the race: it decides no more")
+
+
+def test_lunatix_progress_lies_on_the_cars_square() -> None:
+    s = reach("lunatix", 2, at_decision("step"))
+    refused(s, lambda d: d["cars"][0].__setitem__("u", d["cars"][0]["u"] - 0.5), "race progress")
+    laps = s.game.track.length
+    for_lap = copy.deepcopy(s.to_dict())
+    for_lap["cars"][0]["u"] += laps
+    for_lap["cars"][0]["best_u"] += laps
+    s.game.state_from_dict(for_lap)  # a whole lap more is a position of its own
+
+
 # ------------------------------------------------------------------ Lazer Ryderz
 def test_ryderz_die_roll_outside_the_rollers_turn() -> None:
     # was: accepted, then TypeError in _c_die
@@ -220,3 +241,19 @@ def test_ryderz_geometry_is_checked(change: Any, match: str) -> None:
     s = reach("ryderz", 2, _with_lazer(3))
     i = next(k for k, p in enumerate(s.players) if len(p.lazer) >= 3)
     refused(s, lambda d: change(d, i), match)
+
+
+def test_ryderz_power_and_bonus_decisions_need_their_conditions() -> None:
+    g = registry.get("ryderz").game(num_players=4, powers=True)
+    s = g.new_initial_state(0)
+    rng = np.random.default_rng(0)
+    while not (s.decision is not None and s.decision["kind"] == "power"):
+        random_step(s, rng)
+    seat = s.decision["seat"]
+    refused(s, lambda d: d["players"][seat].__setitem__("power_ready", False), "power decision")
+    moving = reach(
+        "ryderz",
+        2,
+        lambda s: at_decision("move")(s) and len(s.players[s.decision["seat"]].lazer) >= 2,
+    )
+    refused(moving, lambda d: d["decision"].__setitem__("kind", "bonus"), "large-table bonus")

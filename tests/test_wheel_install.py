@@ -19,6 +19,8 @@ import pytest
 from tabletop import registry
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the packages that ship their type information (PEP 561: a ``py.typed`` marker each)
+TYPED_PACKAGES = ("tabletop", "lunatix_env", "ryderz_env")
 
 SCRIPT = textwrap.dedent("""
     import json, sys
@@ -155,6 +157,36 @@ def test_wheel_ships_every_config_file(installed: tuple[Path, Path]) -> None:
     assert shipped, "no shipped trained policy in the tree"
     missing = [f for f in shipped if f not in names]
     assert not missing, f"shipped policies left out of the wheel: {missing}"
+
+
+def test_installed_packages_carry_py_typed(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    py, wheel = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [p for p in TYPED_PACKAGES if f"{p}/py.typed" not in names]
+    assert not missing, f"py.typed left out of the wheel for {missing}"
+    code = (
+        "import importlib.util, json, sys\n"
+        "from pathlib import Path\n"
+        "found = {}\n"
+        "for p in sys.argv[1:]:\n"
+        "    marker = Path(importlib.util.find_spec(p).origin).parent / 'py.typed'\n"
+        "    found[p] = [str(marker.resolve()), marker.is_file()]\n"
+        "print(json.dumps({'prefix': str(Path(sys.prefix).resolve()), 'found': found}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    done = subprocess.run(
+        [str(py), "-c", code, *TYPED_PACKAGES],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    for package, (marker, is_file) in result["found"].items():
+        assert is_file, f"the installed {package} has no py.typed ({marker})"
+        assert Path(marker).is_relative_to(result["prefix"]), (package, marker)
 
 
 def test_installed_wheel_plays_every_game_outside_the_checkout(

@@ -4,6 +4,7 @@
 """
 
 from lunatix_env.rules.actions import NOOP, Action, ActionKind, Card, ShopItem
+from lunatix_env.rules.builder import PositionBuilder
 from lunatix_env.rules.config import (
     GadgetEffect,
     HazardEffect,
@@ -29,6 +30,7 @@ __all__ = [
     "InvalidStateError",
     "Lunacy",
     "Outcome",
+    "PositionBuilder",
     "RamKind",
     "RulesConfig",
     "ShopItem",

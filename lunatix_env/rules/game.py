@@ -7,7 +7,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
@@ -23,6 +23,8 @@ from tabletop.gamebase import GameBase, checked_seed
 from tabletop.protocol import GameInfo
 
 NAME = "lunatix_loop"
+#: ``Game.ahead``: by facing, by square, the (direction, square) of each square ahead
+Ahead = tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
 
 
 class Game(GameBase):
@@ -33,6 +35,8 @@ class Game(GameBase):
     ``turn_around=True``, ``four_opening_pit=True``, ``track="tracks/test_oval.yaml"``).
     """
 
+    rules: RulesConfig
+    codec: ActionCodec
     rules_class = RulesConfig
     serialize_module = "lunatix_env.rules.serialize"
     file_fields = ("decks", "track")
@@ -59,16 +63,19 @@ class Game(GameBase):
         self.gadget_index = {g.effect: i for i, g in enumerate(self.decks.gadgets)}
         tr = self.track
         #: ahead[facing][square]: ((direction, square), ...) for the existing squares ahead
-        self.ahead = tuple(
+        self.ahead = cast(
+            Ahead,
             tuple(
                 tuple(
-                    (d, nb[slot])
-                    for d, slot in enumerate(DIR_SLOTS[facing])
-                    if nb[slot] is not None
+                    tuple(
+                        (d, nb[slot])
+                        for d, slot in enumerate(DIR_SLOTS[facing])
+                        if nb[slot] is not None
+                    )
+                    for nb in tr.neighbours[facing]
                 )
-                for nb in tr.neighbours[facing]
-            )
-            for facing in (0, 1)
+                for facing in (0, 1)
+            ),
         )
         #: the largest along-track distance one step can cover (bounds ram searches)
         self.max_step_ds = max(
@@ -89,6 +96,10 @@ class Game(GameBase):
             max_utility=rules.win_reward,
         )
 
+    if TYPE_CHECKING:
+        # GameBase.state_from_dict, with this game's State (declared for the type checker)
+        def state_from_dict(self, data: Mapping[str, Any]) -> State: ...
+
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game, at its first chance event (dealing the start dots).
 
@@ -98,9 +109,17 @@ class Game(GameBase):
         return State(self, checked_seed(seed))
 
     def int_to_action(self, index: int) -> Action:
-        """The action at flat ``index``."""
-        if not 0 <= int(index) < len(self.codec):
-            raise IllegalActionError(f"action index {index} out of range 0..{len(self.codec) - 1}")
+        """The action at flat ``index`` (an int, numpy ints accepted; bools, floats and
+        strings are refused, never coerced)."""
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, numbers.Integral)
+            or not 0 <= int(index) < len(self.codec)
+        ):
+            raise IllegalActionError(
+                f"action index {index!r} out of range 0..{len(self.codec) - 1} "
+                "(an action index is an int)"
+            )
         return self.codec.decode(int(index))
 
     def as_action(self, action: Action | int) -> Action:

@@ -86,5 +86,6 @@ def _reveals_hand(state: State, decision: dict[str, Any]) -> bool:
     """
     kind = decision["kind"]
     if kind == "luck":
-        return state.cars[decision["seat"]].luck == 0
+        seat: int = decision["seat"]
+        return state.cars[seat].luck == 0
     return kind in PRIVATE_DECISIONS

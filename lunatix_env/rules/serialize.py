@@ -180,12 +180,12 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     s.cards = [
         None if c is None else _int(c, f"cards[{i}]", 0, na - 1) for i, c in enumerate(cards)
     ]
-    for i, c in enumerate(s.cards):
-        if c is not None and game.codec.decode(c).kind not in (
+    for i, card in enumerate(s.cards):
+        if card is not None and game.codec.decode(card).kind not in (
             ActionKind.CARD,
             ActionKind.PLAY_GADGET,
         ):
-            raise _err(f"cards[{i}]", f"action {c} ({game.codec.decode(c)}) is not a card")
+            raise _err(f"cards[{i}]", f"action {card} ({game.codec.decode(card)}) is not a card")
     s.order = _ints(_get(data, "order", ""), "order", None, 0, n - 1)
     if len(set(s.order)) != len(s.order):
         raise _err("order", f"a seat moves once a round, got {s.order}")
@@ -258,6 +258,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
             )
     _check_conservation(game, s)
     _check_positions(game, s)
+    _check_out(s)
     pending = (s.decision is not None) + (s.chance is not None)
     if not s.is_terminal() and pending != 1:
         raise _err("decision", "a game in progress has exactly one pending decision or chance")
@@ -307,7 +308,7 @@ def _check_decision_phase(s: State) -> None:
         raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car in the pit")
 
 
-def _tasks(v: Any, n: int) -> list[tuple]:
+def _tasks(v: Any, n: int) -> list[tuple[Any, ...]]:
     if not isinstance(v, list):
         raise _err("tasks", "expected a list")
     out = []
@@ -346,7 +347,7 @@ _DECISION_KEYS: dict[str, tuple[frozenset[str], ...]] = {
 _SIMULTANEOUS = ("chip_mix", "card")
 
 
-def _decision(game: Game, v: Any) -> dict | None:
+def _decision(game: Game, v: Any) -> dict[str, Any] | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
@@ -402,7 +403,7 @@ _CHANCE_KEYS = {
 }
 
 
-def _chance(game: Game, v: Any) -> dict | None:
+def _chance(game: Game, v: Any) -> dict[str, Any] | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
@@ -424,7 +425,7 @@ def _chance(game: Game, v: Any) -> dict | None:
     return d
 
 
-def _turn(game: Game, v: Any) -> dict | None:
+def _turn(game: Game, v: Any) -> dict[str, Any] | None:
     if v is None:
         return None
     if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
@@ -460,11 +461,12 @@ def _check_conservation(game: Game, s: State) -> None:
     held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]
     if s.decision is not None and s.decision.get("deck") == "turbo":
         held.append(s.decision["card"])
-    for i, card in enumerate(game.decks.turbo):
+    for i, turbo in enumerate(game.decks.turbo):
         where = s.turbo_deck[i] + s.turbo_discard[i] + held.count(i)
-        if where != card.count:
+        if where != turbo.count:
             raise _err(
-                "turbo_deck", f"{card.name}: {where} cards accounted for, the deck has {card.count}"
+                "turbo_deck",
+                f"{turbo.name}: {where} cards accounted for, the deck has {turbo.count}",
             )
     seen = list(s.gadget_top) + [e[0] for e in s.gadget_bottom] + list(s.offer)
     for c in s.cars:
@@ -481,6 +483,24 @@ def _check_conservation(game: Game, s: State) -> None:
             )
 
 
+def _check_out(s: State) -> None:
+    """A car is out exactly when its max speed is 0 (its speed 0 too), and it decides no
+    more: the rules skip an out car's turns, hazards and damage."""
+    for c in s.cars:
+        if c.out != (c.max_speed == 0) or (c.out and c.speed):
+            raise _err(
+                f"cars[{c.seat}].out",
+                "a car is out of the race exactly when its max speed is 0 (and then its "
+                f"speed is 0), got out={c.out}, max_speed={c.max_speed}, speed={c.speed}",
+            )
+    d = s.decision
+    if d is not None:
+        seats = d["seats"] if "seats" in d else [d["seat"]]
+        for seat in seats:
+            if s.cars[seat].out:
+                raise _err("decision", f"seat {seat}'s car is out of the race: it decides no more")
+
+
 def _check_positions(game: Game, s: State) -> None:
     seen: dict[int, int] = {}
     rocket = s.turn is not None and s.turn["rocket"]
@@ -492,3 +512,14 @@ def _check_positions(game: Game, s: State) -> None:
                 f"cars[{c.seat}].square", f"square {c.square} also holds car {seen[c.square]}"
             )
         seen[c.square] = c.seat
+    tr = game.track
+    for c in s.cars:
+        if c.square < 0:
+            continue
+        laps = (c.u - tr.s[c.square]) / tr.length
+        if abs(laps - round(laps)) > 1e-9:
+            raise _err(
+                f"cars[{c.seat}].u",
+                f"race progress {c.u} does not lie on square {c.square} (at {tr.s[c.square]} "
+                f"of a {tr.length} lap): a car's progress is its square's plus whole laps",
+            )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -165,7 +165,9 @@ def laps_done(best_u: float, length: float) -> int:
 class State(MachineQueries):
     """A Lunatix Loop game in progress. Build it with ``Game.new_initial_state``."""
 
+    game: Game
     decision_kinds = DecisionKind
+    chance_kinds = ChanceKind
     in_progress = Outcome.IN_PROGRESS
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
@@ -188,7 +190,7 @@ class State(MachineQueries):
         self.track_chips: dict[int, int] = {}
         self.pit_counter = 0
         self.batches: list[list[int]] = []
-        self.tasks: list[tuple] = [("round_start",), ("chip_mix",)]
+        self.tasks: list[tuple[Any, ...]] = [("round_start",), ("chip_mix",)]
         self.tasks += [("deal_dot", s) for s in reversed(range(n))]
         self.decision: dict[str, Any] | None = None
         self.chance: dict[str, Any] | None = None
@@ -251,7 +253,14 @@ class State(MachineQueries):
         if self.chance is None:
             raise IllegalActionError("apply_chance called when no chance event is pending")
         valid = [o for o, p in self._compute_chance_outcomes() if p > 0]
-        if isinstance(outcome, bool) or outcome not in valid:
+        if type(outcome) is not int and (
+            isinstance(outcome, bool) or not isinstance(outcome, int | np.integer)
+        ):
+            raise IllegalActionError(
+                f"a chance outcome is an int (numpy ints accepted), got {outcome!r} "
+                f"({type(outcome).__name__}); possible now: {valid}"
+            )
+        if outcome not in valid:
             raise IllegalActionError(
                 f"chance outcome {outcome!r} is not possible for {self.chance['kind']}; "
                 f"possible: {valid}"
@@ -270,18 +279,25 @@ class State(MachineQueries):
     def legal_actions(self, seat: int) -> list[Action]:
         """Legal actions of ``seat`` now (empty if it is not deciding; a
         :class:`~tabletop.errors.SeatError` if it is no seat of this game)."""
-        seat = self._deciding(seat)
-        if seat is None:
+        deciding = self._deciding(seat)
+        if deciding is None:
             return []
-        cached = self._legal.get(seat)
+        cached = self._legal.get(deciding)
         if cached is None:
-            cached = self._compute_legal(seat)
-            self._legal[seat] = cached
+            cached = self._compute_legal(deciding)
+            self._legal[deciding] = cached
         return list(cached)
 
     def is_legal(self, seat: int, action: Action) -> bool:
-        """Whether ``action`` is legal for ``seat`` now."""
-        return action in self.legal_actions(seat)
+        """Whether ``action`` is legal for ``seat`` now (False for anything that is no
+        ``Action`` of this game)."""
+        legal = self.legal_actions(seat)
+        if not isinstance(action, Action):
+            return False
+        try:
+            return action in self.game.codec.index and action in legal
+        except TypeError:  # an Action holding something unhashable (a list, an array)
+            return False
 
     def legal_action_ints(self, seat: int) -> list[int]:
         """Legal actions of ``seat`` as codec ints."""
@@ -327,10 +343,10 @@ class State(MachineQueries):
         try:
             acts = {s: (a if type(a) is Action else as_action(a)) for s, a in joint.items()}
         except IllegalActionError as exc:
-            legal = "; ".join(
+            legal_now = "; ".join(
                 f"seat {p}: " + ", ".join(str(x) for x in self.legal_actions(p)) for p in players
             )
-            raise IllegalActionError(f"{exc}; legal now: {legal}") from None
+            raise IllegalActionError(f"{exc}; legal now: {legal_now}") from None
         except (TypeError, ValueError) as exc:
             raise IllegalActionError(f"actions must map seat ints to actions: {exc}") from None
         if (
@@ -347,10 +363,11 @@ class State(MachineQueries):
                 legal = self._legal[seat] = self._compute_legal(seat)
             if a not in legal:
                 raise IllegalActionError(
-                    f"{a} is not legal for seat {seat} at {self.decision['kind']}; "
+                    f"{a} is not legal for seat {seat} at "
+                    f"{cast('dict[str, Any]', self.decision)['kind']}; "
                     f"legal: {', '.join(str(x) for x in legal)}"
                 )
-        d, self.decision = self.decision, None
+        d, self.decision = cast("dict[str, Any]", self.decision), None
         self._legal = {}
         _DECIDE[d["kind"]](self, d, acts)
         self._run()
@@ -387,7 +404,7 @@ class State(MachineQueries):
     def _t_deal_dot(self, seat: int) -> None:
         self.chance = {"kind": ChanceKind.START_DOT._value_, "seat": seat}
 
-    def _c_start_dot(self, ch: dict, dot: int) -> None:
+    def _c_start_dot(self, ch: dict[str, Any], dot: int) -> None:
         car = self.cars[ch["seat"]]
         sq = self.game.track.start_dots[dot]
         car.square = sq
@@ -396,7 +413,7 @@ class State(MachineQueries):
     def _t_chip_mix(self) -> None:
         self.decision = {"kind": "chip_mix", "seats": list(range(len(self.cars)))}
 
-    def _d_chip_mix(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_chip_mix(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         for seat in sorted(acts):
             mix = self.game.codec.chip_mixes[acts[seat].arg]
             for k in range(3):
@@ -420,7 +437,7 @@ class State(MachineQueries):
         self.order = []
         self.decision = {"kind": DecisionKind.CARD._value_, "seats": live}
 
-    def _d_card(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_card(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         g = self.game
         for seat in sorted(acts):
             a = acts[seat]
@@ -443,7 +460,7 @@ class State(MachineQueries):
         cn = self.game.rules.card_numbers
         return (cn.ram, cn.brake, cn.drop, cn.accelerate, cn.turn_around)[action.arg]
 
-    def _order_key(self, seat: int) -> tuple:
+    def _order_key(self, seat: int) -> tuple[int, int, float, int, int, int]:
         car = self.cars[seat]
         card = self.game.codec.decode(self.cards[seat])  # type: ignore[arg-type]
         lane = 0 if car.in_pit else self.game.track.lane[car.square]
@@ -849,7 +866,8 @@ class State(MachineQueries):
 
     def _start_pit_turn(self, car: Car, card: Action) -> None:
         if not self._free_exits(car):
-            self.turn["over"] = True  # exits blocked: the turn is wasted  # type: ignore[index]
+            # exits blocked: the turn is wasted (self.turn is set: called from _t_turn)
+            cast("dict[str, Any]", self.turn)["over"] = True
             return
         self._push("pit_exit", car.seat)
         if card.kind is ActionKind.CARD:
@@ -869,11 +887,11 @@ class State(MachineQueries):
         self.turn["rocket"] = True
         self._push("curve_accel", car.seat, amount)
 
-    def _d_brake(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_brake(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         car = self.cars[d["seat"]]
         car.speed -= acts[d["seat"]].arg
 
-    def _d_accelerate(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_accelerate(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         a = acts[seat]
         if a.kind is ActionKind.TURBO:
@@ -882,14 +900,14 @@ class State(MachineQueries):
         self.cars[seat].speed += a.arg
         self._push("curve_accel", seat, a.arg)
 
-    def _d_charge(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_charge(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         self._d_accelerate(d, acts)
 
-    def _d_drop_kind(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_drop_kind(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         assert self.turn is not None
         self.turn["drop_kind"] = acts[d["seat"]].arg
 
-    def _d_turn_around(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_turn_around(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         car = self.cars[seat]
         tr, ta = self.game.track, self.game.rules.turn_around
@@ -934,7 +952,7 @@ class State(MachineQueries):
     def _remaining(self, car: Car) -> int:
         t = self.turn
         assert t is not None
-        rem = car.speed // self.game.rules.speed_per_square - t["steps"]
+        rem: int = car.speed // self.game.rules.speed_per_square - t["steps"]
         if t["rocket"] and self.occupant_other(car) is not None:
             rem = max(rem, 1)  # a rocket car never stops on top of another car
         return rem
@@ -975,7 +993,7 @@ class State(MachineQueries):
             t["rocket"] = False
             self._push("chip", car.seat, car.square)
 
-    def _d_step(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_step(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         a = acts[seat]
         car = self.cars[seat]
@@ -1007,11 +1025,13 @@ class State(MachineQueries):
         cur = tr.curve[new]
         if cur is not None:
             if tr.curve[old] != cur:
-                self._push("hazards", seat, self._cards_over(car.speed, tr.rating[new]), TRACK)
-            elif tr.lane[new] < tr.lane[old] and car.speed > tr.rating[new]:  # type: ignore
+                self._push(
+                    "hazards", seat, self._cards_over(car.speed, cast(int, tr.rating[new])), TRACK
+                )
+            elif tr.lane[new] < tr.lane[old] and car.speed > tr.rating[new]:
                 self._push("hazards", seat, self.game.rules.curve_inward_cards, TRACK)
 
-    def _d_ram(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_ram(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         self._ram(self.cars[d["seat"]], acts[d["seat"]].arg)
 
     def _place(self, car: Car, square: int) -> None:
@@ -1079,7 +1099,7 @@ class State(MachineQueries):
             return
         self._ask(DecisionKind.SHOP, seat, points=points)
 
-    def _d_shop(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_shop(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat, points = d["seat"], d["points"]
         car = self.cars[seat]
         a = acts[seat]
@@ -1112,7 +1132,7 @@ class State(MachineQueries):
         elif self.gadget_bottom:
             self.offer.append(self.gadget_bottom.pop(0)[0])
 
-    def _c_gadget(self, ch: dict, gadget: int) -> None:
+    def _c_gadget(self, ch: dict[str, Any], gadget: int) -> None:
         self.gadget_top.remove(gadget)
         self.offer.append(gadget)
 
@@ -1124,7 +1144,7 @@ class State(MachineQueries):
         elif self.offer:
             self._ask(DecisionKind.KEEP_GADGET, seat)
 
-    def _d_keep_gadget(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_keep_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         keep = acts[seat].arg
         car = self.cars[seat]
@@ -1140,7 +1160,7 @@ class State(MachineQueries):
         if len(self.cars[seat].gadgets) > self.game.rules.gadget_hand_limit:
             self._ask(DecisionKind.DISCARD_GADGET, seat)
 
-    def _d_discard_gadget(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_discard_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         g = acts[seat].arg
         self.cars[seat].gadgets.remove(g)
@@ -1157,7 +1177,7 @@ class State(MachineQueries):
             return
         self._ask(DecisionKind.PIT_EXIT, seat)
 
-    def _d_pit_exit(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_pit_exit(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         car = self.cars[seat]
         tr = self.game.track
@@ -1217,14 +1237,14 @@ class State(MachineQueries):
         if any(self.hazard_deck):
             self.chance = {"kind": ChanceKind.HAZARD._value_, "seat": seat}
 
-    def _c_hazard(self, ch: dict, card: int) -> None:
+    def _c_hazard(self, ch: dict[str, Any], card: int) -> None:
         seat = ch["seat"]
         self.hazard_deck[card] -= 1
         self.batches[-1].append(card)
         if self._luck_available(self.cars[seat]):
             self._ask(DecisionKind.LUCK, seat, deck="hazard", card=card)
 
-    def _d_luck(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_luck(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         car = self.cars[seat]
         a = acts[seat]
@@ -1282,7 +1302,7 @@ class State(MachineQueries):
         elif eff is HazardEffect.LOSE_LUCK:
             car.luck = max(0, car.luck - 1)
 
-    def _d_gadget(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         """A gray gadget offered against a hazard card or a turbo explosion."""
         seat = d["seat"]
         car = self.cars[seat]
@@ -1334,7 +1354,7 @@ class State(MachineQueries):
         if dice > 0 and not self.cars[seat].out:
             self.chance = {"kind": ChanceKind.DICE._value_, "seat": seat, "n": dice}
 
-    def _c_dice(self, ch: dict, hits: int) -> None:
+    def _c_dice(self, ch: dict[str, Any], hits: int) -> None:
         seat = ch["seat"]
         car = self.cars[seat]
         if hits > 0 and (
@@ -1345,7 +1365,7 @@ class State(MachineQueries):
             return
         self._hit(car, hits)
 
-    def _d_protect(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_protect(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat, hits = d["seat"], d["hits"]
         car = self.cars[seat]
         a = acts[seat]
@@ -1382,7 +1402,7 @@ class State(MachineQueries):
                 self.turbo_discard[i] = 0
         self.chance = {"kind": ChanceKind.TURBO._value_, "seat": seat}
 
-    def _c_turbo(self, ch: dict, card: int) -> None:
+    def _c_turbo(self, ch: dict[str, Any], card: int) -> None:
         seat = ch["seat"]
         self.turbo_deck[card] -= 1
         if self._luck_available(self.cars[seat]):
@@ -1598,7 +1618,7 @@ class State(MachineQueries):
         return state_to_text(self)
 
 
-def _plain(d: dict | None) -> dict | None:
+def _plain(d: dict[str, Any] | None) -> dict[str, Any] | None:
     if d is None:
         return None
     return {k: (list(v) if isinstance(v, list) else v) for k, v in d.items()}

@@ -5,6 +5,7 @@
 
 from ryderz_env.rules.actions import NOOP, Action, ActionKind, Move
 from ryderz_env.rules.aim import LaunchAim, aim_launches, launch_aim
+from ryderz_env.rules.builder import PositionBuilder
 from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
 from ryderz_env.rules.game import Game
 from ryderz_env.rules.geometry import Element, Pose, Table
@@ -25,6 +26,7 @@ __all__ = [
     "LaunchAim",
     "Move",
     "Outcome",
+    "PositionBuilder",
     "PieceKind",
     "Pose",
     "Prizm",

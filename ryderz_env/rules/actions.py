@@ -95,6 +95,12 @@ class Action(NamedTuple):
         return Move(self.arg % len(Move))
 
     def __str__(self) -> str:
+        try:
+            return self._text()
+        except (IndexError, ValueError, AttributeError, TypeError):  # not an action of ours
+            return f"action(kind={self.kind!r}, arg={self.arg!r}, x={self.x!r})"
+
+    def _text(self) -> str:
         k, a = self.kind, self.arg
         if k is ActionKind.LAUNCH:
             return f"launch in gear {a} at {self.x:+.3f}"

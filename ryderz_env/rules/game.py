@@ -6,7 +6,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely
@@ -58,6 +58,8 @@ class Game(GameBase):
     ``table="small"`` or a table file path).
     """
 
+    rules: RulesConfig
+    codec: ActionCodec
     rules_class = RulesConfig
     serialize_module = "ryderz_env.rules.serialize"
     file_fields = ("pieces", "table")
@@ -224,6 +226,10 @@ class Game(GameBase):
             t=float(t),
         )
 
+    if TYPE_CHECKING:
+        # GameBase.state_from_dict, with this game's State (declared for the type checker)
+        def state_from_dict(self, data: Mapping[str, Any]) -> State: ...
+
     def new_initial_state(self, seed: int | None = None) -> State:
         """A new game at Start Your Engines. The seed is stored for records; chance is
         always resolved by the caller with its own ``numpy.random.Generator``."""
@@ -269,7 +275,11 @@ class Game(GameBase):
     def as_action(self, action: Action | int) -> Action:
         """Accept an Action (or a plain (kind, arg, x) tuple) or the int of a non-launch."""
         if isinstance(action, Action):
-            if (action.kind, action.arg) not in self.codec.index:
+            try:
+                known = (action.kind, action.arg) in self.codec.index
+            except TypeError:  # an unhashable field (a list, an array)
+                known = False
+            if not known:
                 raise IllegalActionError(f"{action} is not an action of this game")
             if not isinstance(action.x, float) or not math.isfinite(action.x):
                 raise IllegalActionError(f"position x must be a finite float, got {action.x!r}")
@@ -277,10 +287,16 @@ class Game(GameBase):
                 raise IllegalActionError(f"only a launch has a position; got x={action.x}")
             return action
         if isinstance(action, tuple) and len(action) in (2, 3):
+            arg = action[1]
+            if isinstance(arg, bool) or not isinstance(arg, numbers.Integral):
+                raise IllegalActionError(
+                    f"not an action: {action!r} (a (kind, arg, x) tuple's arg is an int, "
+                    f"got {arg!r})"
+                )
             try:
                 kind = ActionKind(action[0])
                 x = float(action[2]) if len(action) == 3 else 0.0
             except (TypeError, ValueError) as exc:
                 raise IllegalActionError(f"not an action: {action!r} ({exc})") from None
-            return self.as_action(Action(kind, int(action[1]), x))
+            return self.as_action(Action(kind, int(arg), x))
         return self.int_to_action(action)

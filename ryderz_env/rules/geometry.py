@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 import shapely
@@ -31,6 +31,9 @@ from ryderz_env.rules.config import (
     turn_radians,
 )
 from ryderz_env.rules.kernels import place_outline
+
+if TYPE_CHECKING:
+    from shapely.geometry.base import BaseGeometry
 
 TWO_PI = 2.0 * math.pi
 
@@ -77,7 +80,8 @@ def polygon(coords: np.ndarray) -> Polygon:
     """``shapely.polygons(coords)`` for one ring of (N, 2) float coordinates: the same
     geometry, made by the compiled calls that function makes, without its argument checks
     (half the time of a piece placement's polygon)."""
-    return lib.polygons(lib.linearrings(coords, _ALLOW_NAN), _NO_HOLES)
+    poly: Polygon = lib.polygons(lib.linearrings(coords, _ALLOW_NAN), _NO_HOLES)
+    return poly
 
 
 def to_world(local: np.ndarray, pose: Pose) -> np.ndarray:
@@ -299,7 +303,7 @@ def clean_joints(
     grow = inflate(2.0 * tol, q)
     out = set()
     for pk, (outline, ex) in preds.items():
-        pred = shapely.polygons(outline)
+        pred = cast(Polygon, shapely.polygons(outline))  # one ring: one polygon
         pred_grown = shapely.buffer(pred, grow, quad_segs=q)
         zone = shapely.buffer(
             shapely.linestrings(joint_line(ex, pieces.width, pieces.tip)),
@@ -307,7 +311,7 @@ def clean_joints(
             quad_segs=q,
         )
         for sk, s in shapes.items():
-            piece = shapely.polygons(to_world(s.outline, ex))
+            piece = cast(Polygon, shapely.polygons(to_world(s.outline, ex)))
             near = (
                 shapely.intersection(piece, pred_grown),
                 shapely.intersection(pred, shapely.buffer(piece, grow, quad_segs=q)),
@@ -330,7 +334,9 @@ class Table:
             self.radius = cfg.diameter / 2.0
             self.perimeter = math.pi * cfg.diameter
             self.centre = (0.0, 0.0)
-            self.polygon = shapely.polygons(disc_coords(self.radius, sagitta))
+            self.polygon: Polygon = cast(
+                Polygon, shapely.polygons(disc_coords(self.radius, sagitta))
+            )
             self.min_width = cfg.diameter
         else:
             verts = np.array(cfg.polygon, dtype=float)
@@ -401,14 +407,15 @@ class Table:
         ]
         far = [d >= max(dist) * (1.0 - 1e-9) for d in dist]
 
-        def continues(i: int) -> bool:  # segment i runs on along segment i - 1's line
+        def continues(i: int) -> bool | np.bool_:  # segment i runs on along segment i - 1's line
             a, b = edges[i - 1], edges[i]
-            return (
+            runs_on: bool | np.bool_ = (
                 far[i - 1]
                 and far[i]
                 and a @ b > 0
                 and abs(a[0] * b[1] - a[1] * b[0]) <= 1e-9 * self.seg_len[i - 1] * self.seg_len[i]
             )
+            return runs_on
 
         stretches: list[list[float]] = []
         for i in range(count):
@@ -471,7 +478,7 @@ class Table:
         poly: Polygon,
         tol: float,
         bbox: tuple[float, float, float, float] | None = None,
-    ) -> bool:
+    ) -> bool | np.bool_:
         """True when a shape lies wholly on the table, clear of the edge by ``tol``.
 
         On a round table, a shape whose bounding box (``bbox``, optional) has its farthest
@@ -493,7 +500,7 @@ class Table:
         if region is None:
             if self.is_circle:
                 corners = disc_coords(self.radius - d, self.sagitta)
-                region = shapely.polygons(corners)
+                region = cast(Polygon, shapely.polygons(corners))
                 self._inset_inner[d] = (self.radius - d) * math.cos(math.pi / len(corners))
             else:
                 region = self.polygon.buffer(-d, join_style="mitre")
@@ -501,7 +508,7 @@ class Table:
             self._insets[d] = region
         return region
 
-    def inset_holds(self, d: float, x: float, y: float, rho: float) -> bool:
+    def inset_holds(self, d: float, x: float, y: float, rho: float) -> bool | np.bool_:
         """Whether every point within ``rho`` of (``x``, ``y``) lies in :meth:`inset` ``(d)``
         (a sufficient test, with a margin of 1e-9 in)."""
         region = self.inset(d)
@@ -541,7 +548,8 @@ def _narrowest(verts: np.ndarray) -> tuple[float, tuple[float, float]]:
     it is measured (it is reached across a hull edge; of edges within 1e-9 of it, the first
     in the hull's order). Plain float arithmetic: the same on every machine, unlike a BLAS
     product."""
-    hull = shapely.convex_hull(shapely.multipoints(verts)).exterior.coords[:-1]
+    # the hull of a table's (three or more, not collinear) vertices is a polygon
+    hull = cast(Polygon, shapely.convex_hull(shapely.multipoints(verts))).exterior.coords[:-1]
     widths = []
     for i, (ax, ay) in enumerate(hull):
         bx, by = hull[(i + 1) % len(hull)]
@@ -752,7 +760,7 @@ def nudge_point(
         others = [p for p in prizms if math.hypot(p[0] - cx, p[1] - cy) <= reach]
         if others:
             blocked += list(shapely.buffer(shapely.points(others), d_prizm, quad_segs=q))
-        region = search_disc(cx, cy, rho)
+        region: BaseGeometry = search_disc(cx, cy, rho)
         if not table.inset_holds(radius + tol, cx, cy, rho):
             region = shapely.intersection(free_table, region)
         if blocked:

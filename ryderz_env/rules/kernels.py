@@ -11,21 +11,31 @@ is no instruction for it): the results are those of the fused product, wherever 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
+if TYPE_CHECKING:
+    # what compiled code sees: numba's stubs type an intrinsic's call as its typing function's
+    # (typing context first) that never returns
+    def fma(a: float, b: float, c: float) -> float:
+        """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``), for compiled code."""
+        ...
 
-@intrinsic
-def fma(typingctx, a, b, c):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201, ARG001
-    """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``), for compiled code."""
-    sig = types.float64(types.float64, types.float64, types.float64)
+else:
 
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
-        return builder.fma(*args)
+    @intrinsic
+    def fma(typingctx, a, b, c):  # noqa: ANN001, ANN201, ARG001
+        """``a * b + c`` rounded once (LLVM's ``llvm.fma.f64``), for compiled code."""
+        sig = types.float64(types.float64, types.float64, types.float64)
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+            return builder.fma(*args)
+
+        return sig, codegen
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)

@@ -4,9 +4,9 @@ structured public view behind ``State.observation``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ryderz_env.rules.config import PieceKind
+from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
 from ryderz_env.rules.state import (
     _DECIDE,
@@ -285,6 +285,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
             s.prizms[-1].x, s.prizms[-1].y, game.rules.prizm_radius - PRIZM_EDGE_SLACK
         ):
             raise bad(path, "a Prizm lies wholly on the table")
+    _check_pieces_on_table(game, s)
     s.tasks = [_task(t, i, n) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
     s.decision = _decision(key(data, "decision", ""), n)
     s.chance = _chance(key(data, "chance", ""), n)
@@ -339,7 +340,7 @@ def _arg(kind: str, v: Any, path: str, n: int) -> Any:
     return as_int(v, path, 0)
 
 
-def _task(v: Any, i: int, n: int) -> tuple:
+def _task(v: Any, i: int, n: int) -> tuple[Any, ...]:
     path = f"tasks[{i}]"
     t = as_list(v, path)
     if not t or not isinstance(t[0], str) or t[0] not in _TASK_ARGS:
@@ -356,7 +357,7 @@ def _task(v: Any, i: int, n: int) -> tuple:
     )
 
 
-def _decision(v: Any, n: int) -> dict | None:
+def _decision(v: Any, n: int) -> dict[str, Any] | None:
     if v is None:
         return None
     kind = key(v, "kind", "decision")
@@ -373,7 +374,7 @@ def _decision(v: Any, n: int) -> dict | None:
         allowed = {"kind", "seat"}
     if set(v) - allowed:
         raise bad("decision", f"unknown keys {sorted(set(v) - allowed)}")
-    return _copy_json(v)
+    return cast("dict[str, Any]", _copy_json(v))
 
 
 #: chance kind -> its keys besides "kind"
@@ -385,7 +386,7 @@ _CHANCE_KEYS = {
 }
 
 
-def _chance(v: Any, n: int) -> dict | None:
+def _chance(v: Any, n: int) -> dict[str, Any] | None:
     if v is None:
         return None
     kind = key(v, "kind", "chance")
@@ -408,10 +409,10 @@ def _chance(v: Any, n: int) -> dict | None:
             if _arg("seat", seat, f"chance.spots[{i}][0]", n) != i:
                 raise bad(f"chance.spots[{i}]", "spots are listed in seat order")
             _arg("x", x, f"chance.spots[{i}][1]", n)
-    return _copy_json(v)
+    return cast("dict[str, Any]", _copy_json(v))
 
 
-def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict | None:
+def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict[str, Any] | None:
     if v is None:
         return None
     if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
@@ -424,7 +425,29 @@ def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict | Non
     as_int(v["tosses"], "turn.tosses", 0)
     if v["roll"] is not None and v["roll"] not in faces:
         raise bad("turn.roll", f"{v['roll']!r} is not a face of the die {list(faces)}")
-    return _copy_json(v)
+    return cast("dict[str, Any]", _copy_json(v))
+
+
+def _check_pieces_on_table(game: Game, s: State) -> None:
+    """A piece placed on an earlier turn lies wholly on the table: the crash rule removed any
+    that did not, unless a Phantom Cosmonaut turn (which skips the crash step) can have kept
+    it, so games where that power is in play are exempt."""
+    r = game.rules
+    if r.powers and Character.PHANTOM_COSMONAUT in r.characters[: game.num_players]:
+        return
+    table, tol = game.table, r.touch_tolerance
+    for seat, p in enumerate(s.players):
+        for i, e in enumerate(p.lazer):
+            if (
+                not e.is_launch
+                and e.turn < s.turn_id
+                and not table.holds(e.coords, e.poly, tol, e.bbox)
+            ):
+                raise bad(
+                    f"players[{seat}].lazer[{i}]",
+                    f"a piece placed on an earlier turn ({e.turn}) must lie wholly on the "
+                    "table (the crash rule removes one that does not); this one does not",
+                )
 
 
 def _check_turn_consistency(s: State) -> None:
@@ -454,3 +477,20 @@ def _check_turn_consistency(s: State) -> None:
         and s.players[d["seat"]].head is None
     ):
         raise bad(f"players[{d['seat']}].head", "the mover needs a head pose to move from")
+    seat = d["seat"]
+    rules, p = s.game.rules, s.players[seat]
+    if d["kind"] == DecisionKind.POWER.value and not (
+        rules.powers
+        and p.power_ready
+        and rules.characters[seat] in (Character.SUPER_SHERIFF, Character.PHANTOM_COSMONAUT)
+    ):
+        raise bad(
+            "decision",
+            f"a power decision needs seat {seat}'s start-of-turn power (Super Sheriff or "
+            "Phantom Cosmonaut) ready in a game with powers",
+        )
+    if d["kind"] == DecisionKind.BONUS.value and not (len(p.lazer) == 1 and p.lazer[0].is_launch):
+        raise bad(
+            "decision",
+            f"the large-table bonus is offered only while seat {seat}'s Lazer is its Launch Point",
+        )

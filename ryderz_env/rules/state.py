@@ -12,7 +12,8 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 import shapely
@@ -105,7 +106,9 @@ class Player:
 class State(MachineQueries):
     """A Lazer Ryderz game in progress. Build it with ``Game.new_initial_state``."""
 
+    game: Game
     decision_kinds = DecisionKind
+    chance_kinds = ChanceKind
     in_progress = Outcome.IN_PROGRESS
 
     def __init__(self, game: Game, seed: int | None = None, *, _empty: bool = False) -> None:
@@ -121,7 +124,7 @@ class State(MachineQueries):
         self.marker = 0  # the first seat clockwise from the Tie-Breaker Marker
         self.order: list[int] = []
         self.turn_id = 0
-        self.tasks: list[tuple] = [("round_start",), ("engines", 0)]
+        self.tasks: list[tuple[Any, ...]] = [("round_start",), ("engines", 0)]
         if r.odd_table.toss_start_prizms:  # each player tosses a starting Prizm (chance)
             self.prizms = []
             self.tasks += [("toss",)] * n
@@ -165,10 +168,6 @@ class State(MachineQueries):
         return c
 
     # ------------------------------------------------------------------ protocol: queries
-    def chance_kind(self) -> ChanceKind | None:
-        """The kind of the pending chance event, or None."""
-        return ChanceKind(self.chance["kind"]) if self.chance else None
-
     def score(self, seat: int) -> int:
         """Prizms of ``seat``'s colour on the table."""
         return sum(1 for p in self.prizms if p.owner == seat)
@@ -182,7 +181,7 @@ class State(MachineQueries):
         return self._locked_by(self.prizms[j], self._touching_colours(j))
 
     @staticmethod
-    def _locked_by(prizm: Prizm, colours: set[int]) -> bool:
+    def _locked_by(prizm: Prizm, colours: AbstractSet[int]) -> bool:
         """The lock rule: two or more colours touch it, or it lies on its own colour."""
         return len(colours) >= 2 or prizm.owner in colours
 
@@ -234,7 +233,12 @@ class State(MachineQueries):
                 if kind is ChanceKind.DIE
                 else [o for o, p in self.chance_outcomes() if p > 0]
             )
-            if isinstance(outcome, bool) or outcome not in valid:
+            if isinstance(outcome, bool) or not isinstance(outcome, int | np.integer):
+                raise IllegalActionError(
+                    f"a {kind.value} outcome is an int (numpy ints accepted), got "
+                    f"{outcome!r} ({type(outcome).__name__}); possible: {list(valid)}"
+                )
+            if outcome not in valid:
                 raise IllegalActionError(
                     f"chance outcome {outcome!r} is not possible for {kind.value}; "
                     f"possible: {list(valid)}"
@@ -268,25 +272,25 @@ class State(MachineQueries):
         """Legal actions of ``seat`` now: every discrete choice, and at a launch decision a
         spread of ``launch_spread`` evenly spaced Launch Points per gear (empty if it is not
         deciding; a :class:`~tabletop.errors.SeatError` if it is no seat of this game)."""
-        seat = self._deciding(seat)
-        if seat is None:
+        deciding = self._deciding(seat)
+        if deciding is None:
             return []
-        cached = self._legal.get(seat)
+        cached = self._legal.get(deciding)
         if cached is None:
-            cached = self._legal[seat] = self._compute_legal(seat)
+            cached = self._legal[deciding] = self._compute_legal(deciding)
         return list(cached)
 
     def legal_action_ints(self, seat: int) -> list[int]:
         """The codec ints of the legal actions (each once)."""
-        seat = self._deciding(seat)
-        if seat is None:
+        deciding = self._deciding(seat)
+        if deciding is None:
             return []
         g = self.game
-        key = self._legal_key(seat)
+        key = self._legal_key(deciding)
         ints = None if key is None else g.action_ints.get(key)
         if ints is None:
             enc = g.codec.encode
-            ints = sorted({enc(a) for a in self.legal_actions(seat)})
+            ints = sorted({enc(a) for a in self.legal_actions(deciding)})
             if key is not None:  # the same for every state of the game
                 g.action_ints[key] = ints
         return list(ints)
@@ -294,7 +298,7 @@ class State(MachineQueries):
     def _legal_key(self, seat: int) -> Any:
         """The key of ``Game.action_lists`` that holds ``seat``'s legal actions now (launch
         and move decisions), or None."""
-        kind = self.decision["kind"]
+        kind = cast("dict[str, Any]", self.decision)["kind"]
         if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
             return "launch"
         if kind == DecisionKind.MOVE._value_:
@@ -311,18 +315,18 @@ class State(MachineQueries):
 
     def illegal_reason(self, seat: int, action: Any) -> str | None:
         """Why ``action`` is illegal for ``seat`` now, or None when it is legal."""
-        seat = self._deciding(seat)
-        if seat is None:
-            return f"seat {seat} is not deciding now (deciders: {list(self.current_players())})"
+        deciding = self._deciding(seat)
+        if deciding is None:
+            return f"seat {deciding} is not deciding now (deciders: {list(self.current_players())})"
         try:
             a = self.game.as_action(action)
         except IllegalActionError as exc:
             return str(exc)
-        return self._why_illegal(seat, a)
+        return self._why_illegal(deciding, a)
 
     def _why_illegal(self, seat: int, a: Action) -> str | None:
         """:meth:`illegal_reason` for a deciding seat and an action already converted."""
-        kind = self.decision["kind"]
+        kind = cast("dict[str, Any]", self.decision)["kind"]
         if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
             top = self.game.top_gear
             if a.kind is not ActionKind.LAUNCH or not 1 <= a.arg <= top:
@@ -374,7 +378,7 @@ class State(MachineQueries):
             if why is not None:
                 raise IllegalActionError(why)
             acts[s] = act
-        d, self.decision = self.decision, None
+        d, self.decision = cast("dict[str, Any]", self.decision), None
         self._legal = {}
         _DECIDE_BY_VALUE[d["kind"]](self, d, acts)
         self._run()
@@ -395,7 +399,7 @@ class State(MachineQueries):
                     else self._move_actions(key[1], key[2])
                 )
             return list(cached)
-        kind = DecisionKind(self.decision["kind"])
+        kind = DecisionKind(cast("dict[str, Any]", self.decision)["kind"])
         if kind is DecisionKind.POWER:
             acts = [Action(ActionKind.DECLINE)]
             char = g.rules.characters[seat]
@@ -445,7 +449,7 @@ class State(MachineQueries):
             task = self.tasks.pop()
             _TASKS[task[0]](self, *task[1:])
 
-    def _push(self, *tasks: tuple) -> None:
+    def _push(self, *tasks: tuple[Any, ...]) -> None:
         """Queue tasks to run in the order given."""
         self.tasks.extend(reversed(tasks))
 
@@ -463,7 +467,7 @@ class State(MachineQueries):
             "attempt": attempt,
         }
 
-    def _d_engines(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_engines(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         gears = {s: a.arg for s, a in acts.items()}
         counts = {g: list(gears.values()).count(g) for g in gears.values()}
         stalled = {s for s, g in gears.items() if counts[g] > 1}
@@ -480,12 +484,12 @@ class State(MachineQueries):
             p.gear = 1 if p.stalled else g
         self._set_marker_and_launch(spots)
 
-    def _c_deal_gears(self, ch: dict, index: int) -> None:
+    def _c_deal_gears(self, ch: dict[str, Any], index: int) -> None:
         for s, g in enumerate(self.game.gear_deals[index]):
             self.players[s].gear, self.players[s].stalled = g, False
         self._set_marker_and_launch(ch["spots"])
 
-    def _set_marker_and_launch(self, spots: list[list]) -> None:
+    def _set_marker_and_launch(self, spots: list[list[Any]]) -> None:
         top = max(p.gear for p in self.players)
         leader = next(p.seat for p in self.players if p.gear == top and not p.stalled)
         self.marker = (leader + 1) % len(self.players)
@@ -498,7 +502,7 @@ class State(MachineQueries):
         else:
             self._place_launch(seat, x, 0.0)
 
-    def _c_launch_noise(self, ch: dict, offset: float) -> None:
+    def _c_launch_noise(self, ch: dict[str, Any], offset: float) -> None:
         self._place_launch(ch["seat"], ch["x"], offset)
 
     def _place_launch(self, seat: int, x: float, offset: float) -> None:
@@ -592,14 +596,14 @@ class State(MachineQueries):
         ):
             self.decision = {"kind": DecisionKind.POWER._value_, "seat": seat}
 
-    def _d_power(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_power(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         a = acts[seat]
         if a.kind is ActionKind.DECLINE:
             return
         self.players[seat].power_ready = False
         if a.kind is ActionKind.PHANTOM:
-            self.turn["phantom"] = True
+            cast("dict[str, Any]", self.turn)["phantom"] = True
         else:
             target = self.players[a.arg // 2]
             target.gear = self.game.top_gear if a.arg % 2 else 1
@@ -614,7 +618,7 @@ class State(MachineQueries):
         if (g.large_table and not far) or (far and g.table.on_far_side(lp.t)):
             self.decision = {"kind": DecisionKind.BONUS._value_, "seat": seat}
 
-    def _d_bonus(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_bonus(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         if acts[seat].kind is ActionKind.BONUS:
             self._place(seat, STRAIGHT, self.game.top_gear, 0)
@@ -622,7 +626,7 @@ class State(MachineQueries):
     def _t_move(self, seat: int) -> None:
         self.decision = {"kind": DecisionKind.MOVE._value_, "seat": seat}
 
-    def _d_move(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_move(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         a = acts[seat]
         p = self.players[seat]
@@ -643,10 +647,10 @@ class State(MachineQueries):
                 "side": move.sides[0],
             }
 
-    def _c_die(self, ch: dict, roll: int) -> None:
+    def _c_die(self, ch: dict[str, Any], roll: int) -> None:
         seat = ch["seat"]
         p = self.players[seat]
-        self.turn["roll"] = roll
+        cast("dict[str, Any]", self.turn)["roll"] = roll
         if roll == 0 or roll >= p.gear:
             self._place_curve(seat, p.gear, _PIECE_KINDS[ch["curve"]], ch["side"])
             if roll == 0:
@@ -658,13 +662,13 @@ class State(MachineQueries):
         if self.status is Outcome.IN_PROGRESS and self._power_ready(seat, Character.LAZER_SHARK):
             self.decision = {"kind": DecisionKind.SHARK._value_, "seat": seat}
 
-    def _d_shark(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_shark(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         if acts[seat].kind is not ActionKind.SHARK:
             return
         p = self.players[seat]
         p.power_ready = False
-        self.turn["shark"] = True
+        cast("dict[str, Any]", self.turn)["shark"] = True
         gear = self._pick(seat, self.game.top_gear, (STRAIGHT,))  # the longest there is
         self._place(seat, STRAIGHT, gear, 0)
 
@@ -716,7 +720,8 @@ class State(MachineQueries):
             return
         p = self.players[seat]
         shape = self.game.shapes[(kind, gear, side)]
-        el = make_element(seat, kind, gear, side, p.head, self.turn_id, shape.outline, shape.exit)
+        head = cast(Pose, p.head)  # a piece goes on a Lazer that has a head
+        el = make_element(seat, kind, gear, side, head, self.turn_id, shape.outline, shape.exit)
         p.supply[gear - 1][kind] -= 1
         p.lazer.append(el)
         p.head = el.exit
@@ -776,9 +781,9 @@ class State(MachineQueries):
         pz = self.prizms[j]
         self.prizms[j] = Prizm(pz.x, pz.y, seat)
         self._touch.pop(j, None)
-        self.turn["scored"].append(j)
+        cast("dict[str, Any]", self.turn)["scored"].append(j)
         if pz.owner < 0:
-            self.turn["tosses"] += 1
+            cast("dict[str, Any]", self.turn)["tosses"] += 1
         elif r.powers:
             self.players[pz.owner].power_ready = True  # theft recharges the victim's power
         if self.score(seat) >= r.win_prizms:
@@ -943,6 +948,7 @@ class State(MachineQueries):
                 ]:
                     del touch[j]
             return
+        added = cast(Element, added)  # given when removed is not
         x0, y0, x1, y1 = added.bbox
         near = [
             j
@@ -1020,7 +1026,7 @@ class State(MachineQueries):
         """Nudges, then the crash, then respawn and reappearing Prizms."""
         self._nudge_passed_over(seat)
         respawn = [("respawn", seat)] if self._crash_step(seat) else []
-        self._push(*respawn, *[("toss",)] * self.turn["tosses"])
+        self._push(*respawn, *[("toss",)] * cast("dict[str, Any]", self.turn)["tosses"])
 
     def _nudge_passed_over(self, seat: int) -> None:
         r = self.game.rules
@@ -1032,7 +1038,7 @@ class State(MachineQueries):
                     near.setdefault(j, []).append(e)
         passed = []
         for j in sorted(near):
-            if j in self.turn["scored"] or self._head_inside(seat, j):
+            if j in cast("dict[str, Any]", self.turn)["scored"] or self._head_inside(seat, j):
                 continue
             disc = self._disc(j)
             if sum(shapely.intersection(disc, e.poly).area for e in near[j]) >= r.min_part_area:
@@ -1065,7 +1071,7 @@ class State(MachineQueries):
 
     def _crash_step(self, seat: int) -> bool:
         """Apply the crash rule to this turn's pieces; True when the mover crashed."""
-        t = self.turn
+        t = cast("dict[str, Any]", self.turn)
         if t["phantom"]:
             return False
         p = self.players[seat]
@@ -1162,7 +1168,7 @@ class State(MachineQueries):
     def _t_respawn(self, seat: int) -> None:
         self.decision = {"kind": DecisionKind.RESPAWN._value_, "seat": seat}
 
-    def _d_respawn(self, d: dict, acts: dict[int, Action]) -> None:
+    def _d_respawn(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
         a = acts[seat]
         p = self.players[seat]
@@ -1172,7 +1178,7 @@ class State(MachineQueries):
     def _t_toss(self) -> None:
         self.chance = {"kind": ChanceKind.TOSS._value_}
 
-    def _c_toss(self, ch: dict, point: tuple[float, float]) -> None:
+    def _c_toss(self, ch: dict[str, Any], point: tuple[float, float]) -> None:
         self.prizms.append(Prizm(point[0], point[1]))
         j = len(self.prizms) - 1
         r = self.game.rules
@@ -1268,7 +1274,7 @@ _TASKS: dict[str, Callable[..., None]] = {
     "toss": State._t_toss,
     "turn_end": State._t_turn_end,
 }
-_DECIDE: dict[DecisionKind, Callable[[State, dict, dict[int, Action]], None]] = {
+_DECIDE: dict[DecisionKind, Callable[[State, dict[str, Any], dict[int, Action]], None]] = {
     DecisionKind.ENGINES: State._d_engines,
     DecisionKind.RESPAWN: State._d_respawn,
     DecisionKind.POWER: State._d_power,
@@ -1276,7 +1282,7 @@ _DECIDE: dict[DecisionKind, Callable[[State, dict, dict[int, Action]], None]] = 
     DecisionKind.MOVE: State._d_move,
     DecisionKind.SHARK: State._d_shark,
 }
-_CHANCE: dict[ChanceKind, Callable[[State, dict, Any], None]] = {
+_CHANCE: dict[ChanceKind, Callable[[State, dict[str, Any], Any], None]] = {
     ChanceKind.DEAL_GEARS: State._c_deal_gears,
     ChanceKind.LAUNCH_NOISE: State._c_launch_noise,
     ChanceKind.DIE: State._c_die,

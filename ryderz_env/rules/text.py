@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ryderz_env.rules.geometry import fixed
 
@@ -45,5 +45,5 @@ def describe(s: State) -> str:
     elif s.decision is not None:
         lines.append(f"waiting for {s.decision['kind']} from seat(s) {list(s.current_players())}")
     else:
-        lines.append(f"waiting for chance: {s.chance['kind']}")
+        lines.append(f"waiting for chance: {cast('dict[str, Any]', s.chance)['kind']}")
     return "\n".join(lines)
