@@ -1,5 +1,5 @@
 """Golden playthroughs of both engines: seeded random games dumped as text, kept in
-``tests/golden/`` and diffed by ``tests/test_golden_playthroughs.py``.
+``tests/golden/`` and diffed by ``tests/shared/test_golden_playthroughs.py``.
 
 Each file holds one game: every step (the chance outcome drawn, or each decider's action,
 both as text and in the record's JSON form), the state's text (``str(state)``) every

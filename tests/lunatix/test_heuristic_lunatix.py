@@ -28,7 +28,7 @@ from lunatix_env.rules import Action, ActionKind, Card, DecisionKind, Game, Stat
 from tabletop.protocol import play_chance
 
 A, K = Action, ActionKind
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEEDS = range(8)  # seeded random positions per config (kept small: the suite must be fast)
 PREFIXES = (0, 40, 120, 300)  # random steps before the bot is asked at every decision
 BOT_STEPS = 60  # decisions the bot then makes in a row

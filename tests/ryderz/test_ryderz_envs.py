@@ -44,7 +44,7 @@ from tabletop import conformance as kit
 from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.records import GameRecord, replay
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOISELESS = load_rules(None, launch_noise_sigma=0.0)
 MODES = ("hybrid", "box", "discrete")
 F32_03 = float(np.float32(0.3))  # what a float32 0.3 is as a Python float

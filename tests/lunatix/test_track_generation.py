@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "make_lunatix_track.py"
 TRACKS = ROOT / "configs" / "lunatix" / "tracks"
 TRACK_NAMES = ("the_loop", "test_oval")

@@ -6,7 +6,7 @@
 - a cold process compiles each kernel of a first step once, whatever the number of players.
 
 After an intended change of the observation, print the new digests with
-``.venv/bin/python tests/test_ryderz_coldstart.py`` and review the change.
+``.venv/bin/python tests/ryderz/test_ryderz_coldstart.py`` and review the change.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from random_play import random_step  # noqa: E402
 

@@ -32,7 +32,7 @@ from lunatix_env.render import (
 from lunatix_env.rules import Card
 from tabletop.protocol import random_legal_actions
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FRAME_PNG = Path("/tmp/lunatix_frame.png")
 
 LOOP = game()

@@ -18,7 +18,7 @@ import pytest
 
 from tabletop import registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: the packages that ship their type information (PEP 561: a ``py.typed`` marker each)
 TYPED_PACKAGES = ("tabletop", "lunatix_env", "ryderz_env")
 

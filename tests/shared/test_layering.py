@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("gymnasium", "gym", "pettingzoo", "torch", "pygame", "matplotlib")
 # modules of tabletop/ that are env layers by design (AEC/parallel adapters, the conformance
 # kit, rendering helpers: the bitmap font and GIF writer, the pygame window): they may use

@@ -31,7 +31,7 @@ from tabletop import replay as replay_cli
 from tabletop.errors import IllegalActionError
 from tabletop.records import GameRecord, replay
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CASES = {
     "2p": {"num_players": 2},

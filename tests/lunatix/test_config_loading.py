@@ -16,7 +16,7 @@ from lunatix_env.rules.config import DEFAULT_RULES, RulesConfig, load_decks
 from tabletop.config import from_mapping, load_config, to_mapping
 from tabletop.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = Path("/work/shared/rules/lunatix_loop.md")
 if not RULES_MD.exists():  # the rules also live beside the repo in some checkouts
     RULES_MD = ROOT.parent / "shared" / "rules" / "lunatix_loop.md"

@@ -22,7 +22,7 @@ from tabletop.errors import ConfigError
 from train.export import LOGIT_TOLERANCE, export_run, parity, sample_observations
 from train.train import policy_kwargs, policy_meta, write_policy_json
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module", params=sorted(CONFIGS))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # docs/integrations.md needs the integrations extras: tests/integrations/test_recipes.py runs it
 DOCS = [
     ROOT / "README.md",
