@@ -125,6 +125,16 @@ def parse(spec: str) -> BotSpec:
     return BotSpec(kind, tuple(options))
 
 
+def mcts_number_keys() -> tuple[str, ...]:
+    """The numeric options of ``mcts:`` (``sims``, ``ms`` ...)."""
+    return tuple(_MCTS_KEYS)
+
+
+def mcts_choices() -> dict[str, tuple[str, ...]]:
+    """The options of ``mcts:`` that take one of a few words, with those words."""
+    return dict(_MCTS_CHOICES)
+
+
 def split_specs(text: str) -> list[str]:
     """Comma-separated specs, where an item ``key=value`` with no ``:`` continues the spec
     before it: ``"heuristic,mcts:sims=400,depth=4,random"`` is three specs."""

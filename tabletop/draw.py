@@ -9,6 +9,8 @@ pixels between glyphs.
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -133,3 +135,23 @@ def frames_to_gif(frames: Iterable[np.ndarray], path: str | Path, fps: float = 4
         loop=0,
     )
     return len(images)
+
+
+def png_bytes(rgb: np.ndarray) -> bytes:
+    """An (H, W, 3) uint8 picture as PNG bytes (zlib only, no imaging library)."""
+    a = np.ascontiguousarray(rgb)
+    if a.ndim != 3 or a.shape[2] != 3 or a.dtype != np.uint8:
+        raise ValueError(f"expected an (H, W, 3) uint8 array, got {a.dtype} {a.shape}")
+    h, w, _ = a.shape
+    raw = np.concatenate([np.zeros((h, 1), np.uint8), a.reshape(h, w * 3)], axis=1)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+        return struct.pack(">I", len(data)) + tag + data + crc
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )

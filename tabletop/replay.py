@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import struct
 import sys
-import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -23,6 +21,7 @@ from typing import Any, cast
 import numpy as np
 
 from tabletop import registry
+from tabletop.draw import png_bytes
 from tabletop.errors import InvalidStateError
 from tabletop.records import GameRecord, iter_replay
 from tabletop.registry import resolve
@@ -101,27 +100,7 @@ def frames(
 
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
     """Write an (H, W, 3) uint8 picture as a PNG file (zlib only, no imaging library)."""
-    a = np.ascontiguousarray(rgb)
-    if a.ndim != 3 or a.shape[2] != 3 or a.dtype != np.uint8:
-        raise ValueError(f"expected an (H, W, 3) uint8 array, got {a.dtype} {a.shape}")
-    h, w, _ = a.shape
-    raw = np.concatenate([np.zeros((h, 1), np.uint8), a.reshape(h, w * 3)], axis=1)
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + tag
-            + data
-            + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-        )
-
-    png = (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
-        + chunk(b"IEND", b"")
-    )
-    Path(path).write_bytes(png)
+    Path(path).write_bytes(png_bytes(rgb))
 
 
 def one_line(exc: BaseException, limit: int = 300) -> str:
