@@ -10,11 +10,12 @@ import asyncio
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.serve.protocol import ERROR_STATUS, PROTOCOL_VERSION, Service, fail
@@ -28,6 +29,14 @@ COMMAND_DOCS = {
     "move": "`position`, `seat`, `bot` (a spec), `seed`, optional `budget_ms`: the bot's action.",
     "render": "`position`, optional `seat`: a PNG picture of the board (base64).",
     "validate": "`position`: whether the rules can reach it, and the first problem if not.",
+}
+
+
+#: the play page (plain HTML and JS, no build step), served at / and beside it
+WEB_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "play.js": "text/javascript; charset=utf-8",
+    "play.css": "text/css; charset=utf-8",
 }
 
 
@@ -129,6 +138,15 @@ def create_app(
     @app.get("/v1/info", summary=COMMAND_DOCS["info"])
     async def info_get(request: Request) -> JSONResponse:
         return await run_command("info", request)
+
+    for name, media in WEB_FILES.items():
+        content = resources.files("agents.serve").joinpath("web", name).read_bytes()
+
+        async def page(content: bytes = content, media: str = media) -> Response:
+            return Response(content, media_type=media, headers={"Cache-Control": "no-cache"})
+
+        route = "/" if name == "index.html" else f"/{name}"
+        app.add_api_route(route, page, methods=["GET"], include_in_schema=False)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import copy
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +17,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-import uvicorn
+from serving import serving
 
 from agents.serve import Limits, Service
 from agents.serve.http import create_app
@@ -274,32 +273,14 @@ def test_json_lines_in_a_subprocess() -> None:
 
 
 # ------------------------------------------------------------------ HTTP
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http() -> Iterator[tuple[str, Service]]:
-    """A real uvicorn server on a free loopback port, in a thread, with a tiny pool (one
-    worker, one waiting) so that a third request at once is refused."""
+    """A real uvicorn server with a tiny pool (one worker, one waiting) so that a third
+    request at once is refused."""
     service = Service()
     app = create_app(service, workers=1, queue=1, cors=["http://example.test"])
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            httpx.get(f"{base}/v1/info", timeout=5)
-            break
-        except httpx.TransportError:
-            time.sleep(0.05)
-    yield base, service
-    server.should_exit = True
-    thread.join(10)
+    with serving(app) as base:
+        yield base, service
 
 
 def test_http_commands_and_statuses(http: tuple[str, Service]) -> None:
