@@ -43,7 +43,9 @@ what the two games need:
   before the evaluator is asked, so that it sees the outcome of the last action (a Lazer
   Ryderz move is only a placed piece after its die roll); off by default.
 - **Budgets**: ``sims`` simulations (reproducible for a seed), or ``max_ms`` of wall time (for
-  serving; at least one simulation), or both (the first reached stops).
+  serving; at least one simulation, and no new one started that the longest so far says
+  would not end in time: the clock starts when ``act`` is called), or both (the first
+  reached stops).
 - **Continuous actions**: the engine's ``legal_actions`` is a finite spread (Launch Points);
   an optional ``extra_actions(state, seat)`` hook adds game-specific candidates (say, launch
   positions aimed at Prizms), each checked with ``state.is_legal``.
@@ -238,24 +240,29 @@ class MCTSBot:
 
     def act(self, state: State, seat: int) -> Any:
         """The most visited root action after the search (a legal action of ``seat``)."""
+        t0 = time.perf_counter()
         if seat not in state.current_players():
             raise IllegalActionError(f"seat {seat} is not deciding now")
         root_actions = self._candidates(state, seat)
         self.last_stats = stats = MCTSStats()
         if len(root_actions) == 1:
             return root_actions[0]
-        t0 = time.perf_counter()
         deadline = None if self.max_ms is None else t0 + self.max_ms / 1000.0
         n = len(state.returns())
         root = _Node(n)
         self._lo, self._hi = [math.inf] * n, [-math.inf] * n
+        longest = 0.0  # the longest simulation so far: one more must still fit the budget
         while True:
+            start = time.perf_counter()
             self._simulate(state, seat, root, root_actions, n, stats)
             stats.simulations += 1
             if self.sims is not None and stats.simulations >= self.sims:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
+            if deadline is not None:
+                now = time.perf_counter()
+                longest = max(longest, now - start)
+                if now + longest >= deadline:
+                    break
         stats.seconds = time.perf_counter() - t0
         return self._best(root, seat, root_actions, simultaneous=len(state.current_players()) > 1)
 

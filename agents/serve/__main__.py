@@ -24,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-move-ms", type=float, default=Limits.max_move_ms)
     args = ap.parse_args(argv)
     service = Service(Limits(max_move_ms=args.max_move_ms))
+    service.warm(copies=args.workers)
     if not args.http:
         serve_lines(service, sys.stdin.buffer, sys.stdout.buffer)
         return 0

@@ -60,6 +60,16 @@ class _Admission:
             self.count -= 1
 
 
+def _busy(limit: int) -> JSONResponse:
+    """429 at once, telling the client when to try again (``Retry-After``, seconds)."""
+    busy = fail("busy", f"{limit} requests are being served; try again")
+    return JSONResponse(
+        {"id": None, "ok": False, "error": busy.to_json()},
+        status_code=429,
+        headers={"Retry-After": "1"},
+    )
+
+
 def _reply(reply: dict[str, Any]) -> JSONResponse:
     status = 200 if reply.get("ok") else ERROR_STATUS.get(reply["error"]["code"], 400)
     return JSONResponse(reply, status_code=status)
@@ -102,8 +112,7 @@ def create_app(
 
     async def run_command(cmd: str, request: Request) -> JSONResponse:
         if not admission.enter():
-            busy = fail("busy", f"{admission.limit} requests are being served; try again")
-            return _reply({"id": None, "ok": False, "error": busy.to_json()})
+            return _busy(admission.limit)
         try:
             body = await read_body(request)
             if body is None:

@@ -13,13 +13,14 @@ Commands: ``info``, ``new_game``, ``legal``, ``apply``, ``move``, ``render``, ``
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import platform
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from typing import Any
@@ -168,6 +169,7 @@ class Service:
         self._games: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._adapters: dict[int, Any] = {}
         self._catalogue: list[dict[str, Any]] | None = None
+        self._bots = BotPool()
         self._lock = threading.Lock()
         self._handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
             "info": self.info,
@@ -178,6 +180,29 @@ class Service:
             "render": self.render,
             "validate": self.validate,
         }
+
+    def warm(self, players: tuple[int, ...] = (2, 4), copies: int = 4) -> None:
+        """Build the default games of ``players`` seats, ``copies`` of each kept bot
+        (heuristic, trained) and an MCTS move in each, so that the first requests do not pay
+        for loading policies and building caches (``python -m agents.serve`` calls it with
+        its worker count before serving)."""
+        for name in registry.names():
+            for n in players:
+                r = self.handle({"cmd": "new_game", "game": name, "players": n, "seed": 0})
+                if not r["ok"]:
+                    continue
+                req = {"position": r["position"], "seat": r["deciding"][0], "seed": 0}
+                self.handle({"cmd": "move", **req, "bot": "mcts:sims=4,prior=heuristic"})
+                pos = self._position(req)
+                for kind in ("heuristic", "trained"):
+                    spec = specs.parse(kind)
+                    with contextlib.ExitStack() as stack:
+                        try:
+                            for _ in range(copies):
+                                bot = stack.enter_context(self._bots.lend(spec, name))
+                                bot.act(pos.state, req["seat"])
+                        except (InvalidStateError, ConfigError):
+                            pass  # no shipped policy for this player count
 
     # ------------------------------------------------------------------ entry points
     def handle_line(self, line: str | bytes, cmd: str | None = None) -> dict[str, Any]:
@@ -398,9 +423,13 @@ class Service:
         seed = _seed(req)
         budget = _field(req, "budget_ms", required=False)
         spec = self._bot_spec(_field(req, "bot"), budget)
-        bot = specs.make_bot(spec, pos.game_name, seed=seed)
         start = time.perf_counter()
-        action = bot.act(pos.state, seat)
+        try:
+            with self._bots.lend(spec, pos.game_name) as bot:
+                bot.reset(seed)
+                action = bot.act(pos.state, seat)
+        except (InvalidStateError, ConfigError) as exc:  # e.g. no trained policy for n players
+            raise fail("unsupported_bot", str(exc), "bot") from None
         ms = (time.perf_counter() - start) * 1000.0
         return {
             "seat": seat,
@@ -553,6 +582,39 @@ class Service:
                 )
         opts["ms"] = f"{min(float(opts.get('ms', budget)), float(budget)):g}"
         return specs.BotSpec("mcts", tuple(sorted(opts.items())))
+
+
+class BotPool:
+    """Bots kept between requests: a bot that loads a policy or builds caches (``trained``,
+    ``heuristic``) is made once per game and lent to one request at a time (reseeded by it);
+    more are made while all are lent. MCTS bots, whose budget differs per request, are made
+    for each request."""
+
+    KEPT = frozenset({"trained", "heuristic", "random"})
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, str], list[Any]] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def lend(self, spec: specs.BotSpec, game: str) -> Iterator[Any]:
+        """A bot of ``spec`` for ``game``, returned to the pool after the block."""
+        key = (game, str(spec))
+        keep = spec.kind in self.KEPT
+        bot = None
+        if keep:
+            with self._lock:
+                idle = self._idle.get(key)
+                if idle:
+                    bot = idle.pop()
+        if bot is None:
+            bot = specs.make_bot(spec, game)
+        try:
+            yield bot
+        finally:
+            if keep:
+                with self._lock:
+                    self._idle.setdefault(key, []).append(bot)
 
 
 def bot_catalogue(limits: Limits) -> list[dict[str, Any]]:

@@ -120,6 +120,14 @@ def test_every_bot_moves_legally_and_reproducibly(svc: Service, game: str, bot: 
     ok(svc.handle({"cmd": "apply", "position": pos, "actions": actions, "seed": 0}))
 
 
+def test_a_trained_policy_missing_for_the_player_count_is_refused(svc: Service) -> None:
+    pos = new(svc, "lunatix", players=3)  # the shipped Lunatix policies are 2- and 4-player
+    seat = pos_deciding(svc, pos)[0]
+    req = {"cmd": "move", "position": pos, "seat": seat, "bot": "trained", "seed": 0}
+    e = err(svc.handle(req), "unsupported_bot", "bot")
+    assert "3 players" in e["message"]
+
+
 def test_mcts_is_bounded_by_its_budget(svc: Service) -> None:
     pos = new(svc, "lunatix", seed=3)
     seat = pos_deciding(svc, pos)[0]
@@ -349,6 +357,7 @@ def test_http_answers_429_when_the_pool_is_full(http: tuple[str, Service]) -> No
     for t in threads:
         t.join()
     assert third.status_code == 429 and third.json()["error"]["code"] == "busy"
+    assert third.headers["retry-after"] == "1"
     assert sorted(results) == [200, 200]
     with httpx.Client(base_url=base, timeout=60) as c:  # and it serves again afterwards
         assert c.post("/v1/info", json={}).status_code == 200
