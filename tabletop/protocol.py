@@ -102,6 +102,15 @@ class State(Protocol):
         """What ``seat`` may know, as structured data."""
         ...
 
+    def record_events(self, on: bool = True) -> None:
+        """Start (or stop) recording turn events (:mod:`tabletop.events`); off by default
+        and in clones."""
+        ...
+
+    def take_events(self) -> list[Any]:
+        """The turn events recorded since the last call (and forget them)."""
+        ...
+
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """A new state (a clone; this one is untouched) in which everything hidden from
         ``seat`` is redrawn with ``rng`` consistently with what ``seat`` observes (OpenSpiel's

@@ -268,6 +268,19 @@ class RecordingState:
         self.record.snapshots[len(self.record.events)] = self.state.to_dict()
 
 
+def replay_events(game: Game, record: GameRecord) -> list[list[Any]]:
+    """The turn events (:mod:`tabletop.events`) of each of the record's steps, every seat's
+    included: a record keeps them by replaying exactly (events are no part of the file, as
+    they follow from its steps and the rules)."""
+    out: list[list[Any]] = []
+    states = iter_replay(game, record)
+    first = next(states)
+    first.record_events()
+    for _ in states:  # each yield comes after one more step is applied
+        out.append(first.take_events())
+    return out
+
+
 def iter_replay(game: Game, record: GameRecord) -> Iterator[State]:
     """Yield the state before each event and after the last, checking snapshots and, at the
     end, the recorded ``final_digest`` (an ``InvalidStateError`` when the replay ends in

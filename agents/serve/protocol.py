@@ -101,7 +101,7 @@ COMMAND_FIELDS: dict[str, frozenset[str]] = {
     "info": frozenset(),
     "new_game": frozenset({"game", "seed", "players", "options", "config"}),
     "legal": frozenset({"position", "seat"}),
-    "apply": frozenset({"position", "actions", "seed"}),
+    "apply": frozenset({"position", "actions", "seed", "seat"}),
     "move": frozenset({"position", "seat", "bot", "seed", "budget_ms"}),
     "render": frozenset({"position", "seat", "format"}),
     "validate": frozenset({"position"}),
@@ -350,9 +350,11 @@ class Service:
                 raise fail("bad_config", str(exc), "options") from None
         game = self._game(entry, _object(config, "config"), "config")
         state = game.new_initial_state(seed)
+        state.record_events()
         pos = Position(entry.name, game.config_dict(), game, state)
         steps = self._settle(pos, np.random.default_rng(seed))
-        return {"position": pos.to_json(), "steps": steps, **self._summary(pos)}
+        events = [{**e.to_json(), "text": str(e)} for e in state.take_events()]
+        return {"position": pos.to_json(), "steps": steps, "events": events, **self._summary(pos)}
 
     def legal(self, req: Mapping[str, Any]) -> dict[str, Any]:
         """The legal actions of ``seat`` now: JSON (what ``apply`` takes), int and text."""
@@ -374,6 +376,9 @@ class Service:
         JSON), then draw every chance event up to the next decision from ``seed``."""
         pos = self._position(req)
         seed = _seed(req)
+        viewer = req.get("seat")
+        if viewer is not None:
+            viewer = self._seat(pos, viewer)
         if pos.state.is_terminal():
             raise fail("game_over", "the game is over: nothing to apply", "position")
         if pos.state.is_chance_node():
@@ -401,13 +406,17 @@ class Service:
         if missing:
             raise fail("bad_request", f"actions missing for deciding seats {missing}", "actions")
         before = {str(s): pos.game.action_to_json(a) for s, a in sorted(joint.items())}
+        pos.state.record_events()
         try:
             pos.state.apply_actions(joint)
         except IllegalActionError as exc:
             raise fail("illegal_action", str(exc), "actions") from None
         steps: list[dict[str, Any]] = [{"kind": "actions", "actions": before}]
         steps += self._settle(pos, np.random.default_rng(seed))
-        return {"position": pos.to_json(), "steps": steps, **self._summary(pos)}
+        events = [
+            {**e.to_json(), "text": str(e)} for e in pos.state.take_events() if e.visible_to(viewer)
+        ]
+        return {"position": pos.to_json(), "steps": steps, "events": events, **self._summary(pos)}
 
     def move(self, req: Mapping[str, Any]) -> dict[str, Any]:
         """The action ``bot`` chooses for ``seat`` (seeded by ``seed``; MCTS within

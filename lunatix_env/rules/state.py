@@ -19,6 +19,7 @@ import numpy as np
 
 from lunatix_env.rules.actions import (
     CARD_ACTIONS,
+    CHIP_NAMES,
     ENTER_PIT_ACTIONS,
     RAM_ACTIONS,
     STEP_ACTIONS,
@@ -28,6 +29,7 @@ from lunatix_env.rules.actions import (
     ShopItem,
 )
 from lunatix_env.rules.config import GadgetEffect, HazardEffect, Lunacy
+from lunatix_env.rules.events import LunatixEvent as E
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.gamebase import MachineQueries, joint_action, seat_index
 from tabletop.protocol import sample_discrete
@@ -257,8 +259,9 @@ class State(MachineQueries):
             isinstance(outcome, bool) or not isinstance(outcome, int | np.integer)
         ):
             raise IllegalActionError(
-                f"a chance outcome is an int (numpy ints accepted), got {outcome!r} "
-                f"({type(outcome).__name__}); possible now: {valid}"
+                f"chance outcome {outcome!r} is not possible for {self.chance['kind']}: "
+                f"outcomes are ints (numpy ints accepted), not {type(outcome).__name__}; "
+                f"possible: {valid}"
             )
         if outcome not in valid:
             raise IllegalActionError(
@@ -395,6 +398,8 @@ class State(MachineQueries):
             car.speed = min(car.speed, car.max_speed)
         self.status = outcome
         self.winner = winner
+        if self.events is not None:
+            self._event(E.END, winner, outcome=outcome.value, winner=winner)
         self.tasks.clear()
         self.decision = None
         self.chance = None
@@ -409,6 +414,8 @@ class State(MachineQueries):
         sq = self.game.track.start_dots[dot]
         car.square = sq
         car.u = car.best_u = self.game.track.wrap(self.game.track.s[sq])
+        if self.events is not None:
+            self._event(E.START_DOT, car.seat, square=sq)
 
     def _t_chip_mix(self) -> None:
         self.decision = {"kind": "chip_mix", "seats": list(range(len(self.cars)))}
@@ -419,6 +426,8 @@ class State(MachineQueries):
             for k in range(3):
                 self.cars[seat].chips[k] += mix[k]
                 self.supply[k] -= mix[k]
+            if self.events is not None:
+                self._event(E.CHIPS, seat, tacks=mix[0], oil=mix[1], glue=mix[2])
 
     # ------------------------------------------------------------------ rounds
     def _live_seats(self) -> list[int]:
@@ -433,6 +442,8 @@ class State(MachineQueries):
             self._end(Outcome.TRUNCATED)
             return
         self.round += 1
+        if self.events is not None:
+            self._event(E.ROUND, None, round=self.round)
         self.cards = [None] * len(self.cars)
         self.order = []
         self.decision = {"kind": DecisionKind.CARD._value_, "seats": live}
@@ -442,11 +453,15 @@ class State(MachineQueries):
         for seat in sorted(acts):
             a = acts[seat]
             self.cards[seat] = g.codec.encode(a)
+            if self.events is not None:
+                self._event(E.CARD, seat, card=str(a))
             if a.kind is ActionKind.PLAY_GADGET:
                 car = self.cars[seat]
                 car.gadgets.remove(a.arg)
                 car.spent.append(a.arg)
         self.order = sorted(acts, key=self._order_key)
+        if self.events is not None:
+            self._event(E.ORDER, None, order=list(self.order))
         self._push("round_end")
         for seat in reversed(self.order):
             self._push("turn", seat)
@@ -674,6 +689,8 @@ class State(MachineQueries):
     def _spend(self, car: Car, gadget: int) -> None:
         car.gadgets.remove(gadget)
         car.spent.append(gadget)
+        if self.events is not None:
+            self._event(E.GADGET, car.seat, gadget=self.game.decks.gadgets[gadget].name)
 
     # ------------------------------------------------------------------ legal actions
     def _compute_legal(self, seat: int) -> list[Action]:
@@ -881,7 +898,10 @@ class State(MachineQueries):
 
     def _rocket(self, car: Car, gadget: int) -> None:
         amount = self.game.decks.gadgets[gadget].amount
+        before = car.speed
         car.speed = min(self.game.rules.turbo_speed_cap, car.speed + amount)
+        if self.events is not None:
+            self._event(E.SPEED, car.seat, before=before, after=car.speed, why="rocket")
         assert self.turn is not None
         self.turn["ignore_max"] = True
         self.turn["rocket"] = True
@@ -889,7 +909,10 @@ class State(MachineQueries):
 
     def _d_brake(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         car = self.cars[d["seat"]]
+        before = car.speed
         car.speed -= acts[d["seat"]].arg
+        if self.events is not None:
+            self._event(E.SPEED, car.seat, before=before, after=car.speed, why="brake")
 
     def _d_accelerate(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
         seat = d["seat"]
@@ -897,7 +920,10 @@ class State(MachineQueries):
         if a.kind is ActionKind.TURBO:
             self._push("turbo", seat)
             return
+        before = self.cars[seat].speed
         self.cars[seat].speed += a.arg
+        if self.events is not None:
+            self._event(E.SPEED, seat, before=before, after=before + a.arg, why="accelerate")
         self._push("curve_accel", seat, a.arg)
 
     def _d_charge(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
@@ -937,7 +963,11 @@ class State(MachineQueries):
     def _t_set_speed(self, seat: int, speed: int) -> None:
         car = self.cars[seat]
         if not car.out:
+            before = car.speed
             car.speed = min(speed, car.max_speed)
+            if car.speed != before:
+                if self.events is not None:
+                    self._event(E.SPEED, seat, before=before, after=car.speed, why="set")
 
     def _t_curve_accel(self, seat: int, amount: int) -> None:
         car = self.cars[seat]
@@ -1009,6 +1039,8 @@ class State(MachineQueries):
             self.track_chips[old] = k
             car.chips[k] -= 1
             t["drops"] += 1
+            if self.events is not None:
+                self._event(E.DROP, seat, chip=CHIP_NAMES[k], square=old)
         t["steps"] += 1
         if a.kind is ActionKind.ENTER_PIT:
             self._enter_pit(car)
@@ -1037,8 +1069,14 @@ class State(MachineQueries):
     def _place(self, car: Car, square: int) -> None:
         """Move ``car`` to a track square, update progress, and check for a win."""
         tr = self.game.track
+        if self.events is not None:
+            self._event(E.MOVE, car.seat, src=car.square, dst=square)
+            laps = self.laps(car.seat)
         car.u += tr.wrap(tr.s[square] - tr.s[car.square])
         car.square = square
+        if self.events is not None and self.laps(car.seat) > laps:
+            if self.events is not None:
+                self._event(E.LAP, car.seat, lap=self.laps(car.seat))
         if car.u > car.best_u:
             car.best_u = car.u
             # laps(seat) >= laps_required(seat), without the function calls (hot path)
@@ -1069,6 +1107,8 @@ class State(MachineQueries):
             mine, theirs = rd.involuntary
             if target.out:
                 theirs = 0
+        if self.events is not None:
+            self._event(E.RAM, car.seat, target=target.seat, ram=kind.value)
         if kind is not RamKind.SIDESWIPE:
             t["over"] = True
         if kind is RamKind.HEAD_ON:
@@ -1085,6 +1125,8 @@ class State(MachineQueries):
         opening = tr.opening_at[car.square]
         car.in_pit = True
         car.pit_opening = opening
+        if self.events is not None:
+            self._event(E.PIT_IN, car.seat, opening=tr.openings[opening].name)
         self.pit_counter += 1
         car.pit_order = self.pit_counter
         t["over"] = True
@@ -1104,6 +1146,8 @@ class State(MachineQueries):
         car = self.cars[seat]
         a = acts[seat]
         p = self.game.rules.pit
+        if self.events is not None:
+            self._event(E.SHOP, seat, item=str(a))
         if a.kind is ActionKind.COUNSEL:
             car.lunacies.remove(a.arg)
             self.hazard_discard[a.arg] += 1
@@ -1131,14 +1175,24 @@ class State(MachineQueries):
             self.chance = {"kind": ChanceKind.GADGET._value_, "seat": seat}
         elif self.gadget_bottom:
             self.offer.append(self.gadget_bottom.pop(0)[0])
+            name = self.game.decks.gadgets[self.offer[-1]].name
+            if self.events is not None:
+                self._event(E.GADGET_DRAWN, seat, to=seat, gadget=name)
 
     def _c_gadget(self, ch: dict[str, Any], gadget: int) -> None:
         self.gadget_top.remove(gadget)
         self.offer.append(gadget)
+        seat = ch["seat"]
+        name = self.game.decks.gadgets[gadget].name
+        if self.events is not None:
+            self._event(E.GADGET_DRAWN, seat, to=seat, gadget=name)
 
     def _t_gadget_choose(self, seat: int) -> None:
         if len(self.offer) == 1:
             self.cars[seat].gadgets.append(self.offer.pop())
+            name = self.game.decks.gadgets[self.cars[seat].gadgets[-1]].name
+            if self.events is not None:
+                self._event(E.GADGET_KEPT, seat, to=seat, gadget=name)
             self.cars[seat].gadgets.sort()
             self._push("hand_limit", seat)
         elif self.offer:
@@ -1153,6 +1207,8 @@ class State(MachineQueries):
                 self.gadget_bottom.append([g, seat])
         self.offer = []
         car.gadgets.append(keep)
+        if self.events is not None:
+            self._event(E.GADGET_KEPT, seat, to=seat, gadget=self.game.decks.gadgets[keep].name)
         car.gadgets.sort()
         self._push("hand_limit", seat)
 
@@ -1185,6 +1241,8 @@ class State(MachineQueries):
         assert t is not None
         entry = tr.openings[car.pit_opening].square
         dest = tr.openings[acts[seat].arg].square
+        if self.events is not None:
+            self._event(E.PIT_OUT, seat, opening=tr.openings[acts[seat].arg].name)
         car.in_pit = False
         car.square = entry
         car.pit_opening = -1
@@ -1196,6 +1254,9 @@ class State(MachineQueries):
         car.square = dest
         car.best_u = max(car.best_u, car.u)
         laps = self.laps(seat)
+        if laps > laps_before:
+            if self.events is not None:
+                self._event(E.LAP, seat, lap=laps)
         if laps > laps_before and laps >= self.laps_required(seat):
             car.owed += laps - self.laps_required(seat) + 1
         self._push("chip", seat, dest)
@@ -1208,6 +1269,8 @@ class State(MachineQueries):
             return
         del self.track_chips[square]
         self.supply[kind] += 1
+        if self.events is not None:
+            self._event(E.CHIP, seat, chip=CHIP_NAMES[kind], square=square)
         ce = self.game.rules.chips
         if kind == 0:
             self._push("damage", seat, ce.tacks_dice)
@@ -1217,7 +1280,10 @@ class State(MachineQueries):
             self._slow(car, ce.glue_speed_loss)
 
     def _slow(self, car: Car, amount: int) -> None:
+        before = car.speed
         car.speed = max(0, car.speed - amount)
+        if self.events is not None:
+            self._event(E.SPEED, car.seat, before=before, after=car.speed, why="slowed")
 
     def _t_hazards(self, seat: int, count: int, where: int) -> None:
         if count <= 0 or self.cars[seat].out:
@@ -1241,6 +1307,8 @@ class State(MachineQueries):
         seat = ch["seat"]
         self.hazard_deck[card] -= 1
         self.batches[-1].append(card)
+        if self.events is not None:
+            self._event(E.HAZARD, seat, card=self.game.decks.hazard[card].name)
         if self._luck_available(self.cars[seat]):
             self._ask(DecisionKind.LUCK, seat, deck="hazard", card=card)
 
@@ -1257,6 +1325,9 @@ class State(MachineQueries):
             car.luck -= 1
         else:
             self._spend(car, a.arg)
+        deck = self.game.decks.hazard if hazard else self.game.decks.turbo
+        if self.events is not None:
+            self._event(E.LUCK, seat, deck=d["deck"], card=deck[d["card"]].name)
         if hazard:
             self.hazard_discard[self.batches[-1].pop()] += 1
             self._push("draw_hazard", seat)
@@ -1283,6 +1354,8 @@ class State(MachineQueries):
             else:
                 car.lunacies.append(card)
                 car.lunacies.sort()
+                if self.events is not None:
+                    self._event(E.LUNACY, seat, card=spec.name)
             return
         self.hazard_discard[card] += 1
         if eff is HazardEffect.DAMAGE:
@@ -1357,6 +1430,8 @@ class State(MachineQueries):
     def _c_dice(self, ch: dict[str, Any], hits: int) -> None:
         seat = ch["seat"]
         car = self.cars[seat]
+        if self.events is not None:
+            self._event(E.DICE, seat, dice=ch["n"], hits=hits)
         if hits > 0 and (
             self._holds(car, GadgetEffect.ARMOR) is not None
             or self._holds(car, GadgetEffect.ROLL_CAGE) is not None
@@ -1380,10 +1455,14 @@ class State(MachineQueries):
         if hits <= 0:
             return
         car.max_speed = max(0, car.max_speed - hits * self.game.rules.speed_loss_per_hit)
+        if self.events is not None:
+            self._event(E.DAMAGE, car.seat, hits=hits, max_speed=car.max_speed)
         mover = self.turn is not None and self.turn["seat"] == car.seat
         if car.max_speed == 0:
             car.out = True
             car.speed = 0
+            if self.events is not None:
+                self._event(E.OUT, car.seat)
             if mover:
                 self.turn["over"] = True  # type: ignore[index]
             if not self._live_seats():
@@ -1405,6 +1484,8 @@ class State(MachineQueries):
     def _c_turbo(self, ch: dict[str, Any], card: int) -> None:
         seat = ch["seat"]
         self.turbo_deck[card] -= 1
+        if self.events is not None:
+            self._event(E.TURBO, seat, card=self.game.decks.turbo[card].name)
         if self._luck_available(self.cars[seat]):
             self._ask(DecisionKind.LUCK, seat, deck="turbo", card=card)
         else:
@@ -1420,7 +1501,10 @@ class State(MachineQueries):
             self.turbo_discard[card] += 1
         assert self.turn is not None
         self.turn["ignore_max"] = True
+        before = car.speed
         car.speed = min(self.game.rules.turbo_speed_cap, car.speed + spec.amount)
+        if self.events is not None:
+            self._event(E.SPEED, seat, before=before, after=car.speed, why="turbo")
         self._push("curve_accel", seat, spec.amount)
         if spec.dice:
             gi = self._holds(car, GadgetEffect.FIRE_EXTINGUISHER)

@@ -20,6 +20,7 @@ import shapely
 
 from ryderz_env.rules.actions import NOOP, Action, ActionKind, Move
 from ryderz_env.rules.config import Character, PieceKind
+from ryderz_env.rules.events import RyderzEvent as E
 from ryderz_env.rules.geometry import (
     Element,
     Pose,
@@ -235,8 +236,9 @@ class State(MachineQueries):
             )
             if isinstance(outcome, bool) or not isinstance(outcome, int | np.integer):
                 raise IllegalActionError(
-                    f"a {kind.value} outcome is an int (numpy ints accepted), got "
-                    f"{outcome!r} ({type(outcome).__name__}); possible: {list(valid)}"
+                    f"chance outcome {outcome!r} is not possible for {kind.value}: outcomes "
+                    f"are ints (numpy ints accepted), not {type(outcome).__name__}; "
+                    f"possible: {list(valid)}"
                 )
             if outcome not in valid:
                 raise IllegalActionError(
@@ -317,7 +319,7 @@ class State(MachineQueries):
         """Why ``action`` is illegal for ``seat`` now, or None when it is legal."""
         deciding = self._deciding(seat)
         if deciding is None:
-            return f"seat {deciding} is not deciding now (deciders: {list(self.current_players())})"
+            return f"seat {seat} is not deciding now (deciders: {list(self.current_players())})"
         try:
             a = self.game.as_action(action)
         except IllegalActionError as exc:
@@ -455,6 +457,8 @@ class State(MachineQueries):
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         self.status, self.winner = outcome, winner
+        if self.events is not None:
+            self._event(E.END, winner, outcome=outcome.value, winner=winner)
         self.tasks.clear()
         self.decision = self.chance = self.turn = None
         self._legal = {}
@@ -472,7 +476,14 @@ class State(MachineQueries):
         counts = {g: list(gears.values()).count(g) for g in gears.values()}
         stalled = {s for s, g in gears.items() if counts[g] > 1}
         spots = [[s, acts[s].x] for s in sorted(acts)]
+        for s in sorted(gears):
+            if self.events is not None:
+                self._event(
+                    E.ENGINES, s, gear=gears[s], stalled=" (stalled)" if s in stalled else ""
+                )
         if len(stalled) == len(self.players):
+            if self.events is not None:
+                self._event(E.REDO, None)
             if d["attempt"] < self.game.rules.max_redos:
                 self._push(("engines", d["attempt"] + 1))
             else:
@@ -518,6 +529,8 @@ class State(MachineQueries):
         p.lazer = [el]
         p.head = el.exit
         self._table_changed(el)
+        if self.events is not None:
+            self._event(E.LAUNCH, seat, t=el.t)
 
     def _launch_clear(self, seat: int, t: float) -> Element | None:
         """The Launch Point at ``t`` when that place is allowed and clear, else None."""
@@ -564,6 +577,8 @@ class State(MachineQueries):
         self.round += 1
         n = len(self.players)
         self.order = sorted(range(n), key=lambda s: (-self.players[s].gear, (s - self.marker) % n))
+        if self.events is not None:
+            self._event(E.ROUND, None, round=self.round, order=list(self.order))
         self._push(*[("turn", s) for s in self.order], ("round_end",))
 
     def _t_round_end(self) -> None:
@@ -604,9 +619,15 @@ class State(MachineQueries):
         self.players[seat].power_ready = False
         if a.kind is ActionKind.PHANTOM:
             cast("dict[str, Any]", self.turn)["phantom"] = True
+            if self.events is not None:
+                self._event(E.POWER, seat, power="Phantom Cosmonaut")
         else:
             target = self.players[a.arg // 2]
             target.gear = self.game.top_gear if a.arg % 2 else 1
+            if self.events is not None:
+                self._event(
+                    E.POWER, seat, power=f"Super Sheriff: seat {target.seat} to gear {target.gear}"
+                )
 
     def _t_bonus(self, seat: int) -> None:
         p = self.players[seat]
@@ -631,6 +652,9 @@ class State(MachineQueries):
         a = acts[seat]
         p = self.players[seat]
         p.gear += a.shift
+        if a.shift:
+            if self.events is not None:
+                self._event(E.SHIFT, seat, gear=p.gear)
         move = a.move_kind
         if move is Move.STRAIGHT:
             self._place_straight(seat, p.gear)
@@ -651,6 +675,8 @@ class State(MachineQueries):
         seat = ch["seat"]
         p = self.players[seat]
         cast("dict[str, Any]", self.turn)["roll"] = roll
+        if self.events is not None:
+            self._event(E.DIE, seat, roll=roll, spin=": Spin Out" if roll == 0 else "")
         if roll == 0 or roll >= p.gear:
             self._place_curve(seat, p.gear, _PIECE_KINDS[ch["curve"]], ch["side"])
             if roll == 0:
@@ -669,6 +695,8 @@ class State(MachineQueries):
         p = self.players[seat]
         p.power_ready = False
         cast("dict[str, Any]", self.turn)["shark"] = True
+        if self.events is not None:
+            self._event(E.POWER, seat, power="Lazer Shark")
         gear = self._pick(seat, self.game.top_gear, (STRAIGHT,))  # the longest there is
         self._place(seat, STRAIGHT, gear, 0)
 
@@ -696,6 +724,8 @@ class State(MachineQueries):
     def _pull_oldest(self, seat: int) -> None:
         p = self.players[seat]
         el = p.lazer.pop(0)
+        if self.events is not None:
+            self._event(E.PULLED, seat, launch_point=el.is_launch)
         if not el.is_launch:
             p.supply[el.gear - 1][el.kind] += 1
         self._table_changed(removed=[[el]])
@@ -726,6 +756,18 @@ class State(MachineQueries):
         p.lazer.append(el)
         p.head = el.exit
         self._table_changed(el)
+        if self.events is not None:
+            side_name = "" if not side else (" left" if side > 0 else " right")
+            if self.events is not None:
+                self._event(
+                    E.PIECE,
+                    seat,
+                    gear=gear,
+                    piece=kind.name.lower() + side_name,
+                    x=head.x,
+                    y=head.y,
+                    heading=head.h,
+                )
         self._score_piece(seat, el)
 
     # ------------------------------------------------------------------ scoring
@@ -781,6 +823,9 @@ class State(MachineQueries):
         pz = self.prizms[j]
         self.prizms[j] = Prizm(pz.x, pz.y, seat)
         self._touch.pop(j, None)
+        stolen = f" from seat {pz.owner}" if pz.owner >= 0 else ""
+        if self.events is not None:
+            self._event(E.SCORE, seat, prizm=j, stolen=stolen, owner=pz.owner)
         cast("dict[str, Any]", self.turn)["scored"].append(j)
         if pz.owner < 0:
             cast("dict[str, Any]", self.turn)["tosses"] += 1
@@ -801,6 +846,8 @@ class State(MachineQueries):
             if (x, y) != (pz.x, pz.y):
                 self.prizms[j] = Prizm(x, y, pz.owner)
                 self._touch.pop(j, None)
+                if self.events is not None:
+                    self._event(E.SLIDE, None, prizm=j, x=x, y=y)
 
     @staticmethod
     def _centreline_at(el: Element, shape: Any, pz: Prizm) -> float:
@@ -1068,6 +1115,8 @@ class State(MachineQueries):
         if target is not None:
             self.prizms[j] = Prizm(target[0], target[1], pz.owner)
             self._touch.pop(j, None)
+            if self.events is not None:
+                self._event(E.NUDGE, None, prizm=j, x=float(target[0]), y=float(target[1]))
 
     def _crash_step(self, seat: int) -> bool:
         """Apply the crash rule to this turn's pieces; True when the mover crashed."""
@@ -1103,10 +1152,15 @@ class State(MachineQueries):
         if not crashed:
             return False
         removed = [p.lazer]
+        if self.events is not None:
+            self._event(E.CRASH, seat, pieces=sum(1 for e in p.lazer if not e.is_launch))
         for victim, k in sorted(hits.items()):
             v = self.players[victim]
             keep = v.lazer[-1:] if k == len(v.lazer) - 1 else v.lazer[k + 1 :]
             removed.append(v.lazer[: len(v.lazer) - len(keep)])
+            lost = sum(1 for e in removed[-1] if not e.is_launch)
+            if self.events is not None:
+                self._event(E.HIT, victim, pieces=lost)
             for e in removed[-1]:
                 if not e.is_launch:
                     v.supply[e.gear - 1][e.kind] += 1
@@ -1181,6 +1235,8 @@ class State(MachineQueries):
     def _c_toss(self, ch: dict[str, Any], point: tuple[float, float]) -> None:
         self.prizms.append(Prizm(point[0], point[1]))
         j = len(self.prizms) - 1
+        if self.events is not None:
+            self._event(E.TOSS, None, prizm=j, x=float(point[0]), y=float(point[1]))
         r = self.game.rules
         reach = 2 * r.prizm_radius + r.touch_tolerance
         crowded = any(math.hypot(q.x - point[0], q.y - point[1]) < reach for q in self.prizms[:-1])

@@ -69,7 +69,11 @@ def turns(driver: Any) -> int:
 
 
 def log_lines(driver: Any) -> list[str]:
-    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#log li")]
+    """The log, each turn event (class "event") marked with a leading "* "."""
+    return [
+        ("* " if "event" in (li.get_attribute("class") or "") else "") + li.text
+        for li in driver.find_elements(By.CSS_SELECTOR, "#log li")
+    ]
 
 
 @pytest.mark.parametrize("game", ["lunatix", "ryderz"])
@@ -96,8 +100,12 @@ def test_play_a_few_moves_against_the_heuristic(page: Any, game: str) -> None:
         # the player's action is logged first, then the heuristic's moves, then chance
         assert new_lines[0] == f"seat 0 (you): {chosen}"
         assert any(x.startswith("seat 1 (heuristic): ") for x in log_lines(d))
+        # then the turn events the engine recorded, as the rules say they happen
+        assert any(x.startswith("* ") for x in new_lines), new_lines
         assert d.find_element(By.ID, "board").get_attribute("src") != before
         assert d.find_element(By.ID, "error").text == ""
+    first_events = {"lunatix": "* seat 0 takes ", "ryderz": "* seat 0 picks gear "}[game]
+    assert any(x.startswith(first_events) for x in log_lines(d)), log_lines(d)[:12]
     status = d.find_element(By.ID, "status").text
     assert "deciding:" in status or "game over" in status
     title = {"lunatix": "The Loop", "ryderz": "Lazer Ryderz"}[game]

@@ -27,9 +27,10 @@ function showError(err) {
   $("error").textContent = String(err);
 }
 
-function log(text) {
+function log(text, cls) {
   const li = document.createElement("li");
   li.textContent = text;
+  if (cls) li.className = cls;
   $("log").appendChild(li);
   $("log").scrollTop = $("log").scrollHeight;
 }
@@ -87,11 +88,10 @@ async function playStep(mine) {
       texts.push(`seat ${seat} (${move.bot}): ${move.text}`);
     }
   }
-  const step = await call("apply", { position, actions, seed: nextSeed() });
+  const me = Number($("seat").value);
+  const step = await call("apply", { position, actions, seed: nextSeed(), seat: me });
   for (const t of texts) log(t);
-  for (const s of step.steps) {
-    if (s.kind === "chance") log(`  chance ${s.chance}: ${JSON.stringify(s.outcome)}`);
-  }
+  for (const e of step.events) log(e.text, "event");
   position = step.position;
   summary = step;
 }
@@ -161,6 +161,7 @@ async function newGame(event) {
     position = reply.position;
     summary = reply;
     log(`new game: ${$("game").value}, ${$("players").value} players, you are seat ${$("seat").value}`);
+    for (const e of reply.events) log(e.text, "event");
     await advance();
   } catch (err) {
     showError(err);
