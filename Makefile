@@ -19,6 +19,9 @@
 #              against a warm one (fresh processes, interleaved)
 # make bench-validation - the cost of state_from_dict (every state of 200 random games, and
 #              the largest inputs the limits admit) in random-play decisions, both games
+# make bench-server - the bot server under load: transport overhead at 50 clients, MCTS budgets,
+#              200 clients flooding, 10,000 hostile requests (bench/bench_server.py)
+# make bench-compare AGAINST=DIR - engines and envs of this checkout against another, interleaved
 # make bench-rllib - training throughput of RLlib's PPO beside sb3-contrib's MaskablePPO, one run
 # make play  - play one seeded Lunatix Loop game between random players, printed round by round
 #              (SEED=7 another seed; GAME=ryderz a Lazer Ryderz game)
@@ -43,7 +46,7 @@ MCTS_RYDERZ ?= mcts:sims=30,depth=0,prior=heuristic,norm=1,mcts:sims=100,depth=0
 MCTS_LUNATIX ?= mcts:sims=60,depth=0,prior=heuristic,norm=1,mcts:sims=200,depth=0,prior=heuristic,norm=1
 ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARENA_PROCESSES) --resume
 
-.PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts bench-rllib bench-ryderz-coldstart bench-validation clean
+.PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts bench-rllib bench-ryderz-coldstart bench-validation bench-server bench-compare clean
 
 train: $(TRAIN_STAMP)
 	$(BIN)/python -m train.train --config $(TRAIN_CONFIG) $(if $(PLAYERS),--players $(PLAYERS)) \
@@ -117,6 +120,14 @@ bench-validation: $(STAMP)
 
 bench-ryderz-coldstart: $(STAMP)
 	$(BIN)/python bench/bench_ryderz_coldstart.py
+
+# the bot server under load, loopback only (issue 16's figures; bench/bench_server.py)
+bench-server: $(STAMP)
+	$(BIN)/python bench/bench_server.py
+
+# this checkout against another (AGAINST=/path/to/old/checkout, e.g. a git worktree)
+bench-compare: $(STAMP)
+	$(BIN)/python bench/bench_compare.py --against $(AGAINST)
 
 # RLlib's PPO beside sb3-contrib's MaskablePPO (its SB3 side runs in .venv)
 bench-rllib: $(RLLIB_STAMP) $(STAMP)

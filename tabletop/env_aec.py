@@ -15,7 +15,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 )
 
 from tabletop.env_core import GameAdapter, GameSession, on_illegal_option
-from tabletop.errors import ConfigError
+from tabletop.errors import ConfigError, IllegalActionError
 
 if TYPE_CHECKING:
     from tabletop.records import GameRecord
@@ -175,6 +175,11 @@ class TabletopAECEnv(EnvCommon, AECEnv):  # type: ignore[misc]  # PettingZoo is 
         """The selected agent acts (None for an agent that is done)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # (PettingZoo's _was_dead_step raises a bare ValueError)
+                raise IllegalActionError(
+                    f"{agent} is done (terminated or truncated): its only valid action is "
+                    f"None, got {action!r}"
+                )
             self._rewards_zero = False  # _was_dead_step clears the rewards to int 0
             self._was_dead_step(action)
             return

@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.gamebase import checked_seed
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord
 
@@ -300,7 +301,10 @@ class GameSession:
         """Start a new game; ``seed`` fixes every chance outcome of the game. ``None`` draws
         the game's seed from the stream of the last seed given (Gymnasium's convention:
         ``reset(seed=s)`` then ``reset()``, ``reset()``, ... repeats exactly), or from OS
-        entropy when no seed was ever given."""
+        entropy when no seed was ever given. A seed is None or an int in ``0 .. 2**63``
+        (numpy ints accepted); anything else is a :class:`ConfigError`."""
+        # checked before anything changes: a refused seed leaves the session as it was
+        seed = checked_seed(seed)
         if seed is None:
             if self._seed_stream is None:
                 # a fresh SeedSequence's entropy is an int (numpy types it more widely)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pettingzoo import ParallelEnv
 
 from tabletop.env_aec import EnvCommon
 from tabletop.env_core import GameAdapter
+from tabletop.errors import IllegalActionError
 
 
 class TabletopParallelEnv(EnvCommon, ParallelEnv):  # type: ignore[misc]  # PettingZoo is untyped
@@ -71,6 +73,11 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):  # type: ignore[misc]  # Pett
         dict[str, dict[str, Any]],
     ]:
         """Apply the deciders' actions; returns obs, rewards, terminations, truncations, infos."""
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(
+                f"actions must be a dict of agent name to action ({{'player_0': ..., ...}}), "
+                f"got {type(actions).__name__}"
+            )
         seats = {self._index[a]: act for a, act in actions.items() if a in self._index}
         self.session.act_all(seats)
         rewards_arr = self.session.take_rewards()

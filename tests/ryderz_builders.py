@@ -1,9 +1,14 @@
 """Small builders for Lazer Ryderz scenario tests: set up a position, move, force chance.
 
-Positions are built by playing a real Start Your Engines with the launch noise off (so the
-mover is the first seat of round 1, at its first decision), then overwriting Lazers, heads,
-gears and Prizms directly. The builders keep each player's supply consistent with the pieces
-on the table (``supply + on table == owned``, as ``state_from_dict`` checks).
+A position set up before acting comes from the public ``PositionBuilder``
+(``ryderz_env.rules.PositionBuilder``, docs/positions.md): ``position(g, mover, lazers=...,
+prizms=...)`` is the start of ``mover``'s turn (at its first decision), with Lazers given as
+elements (``chain``, ``straight_at``, ``launch_point``) that must form chains. A change after
+some actions goes through the JSON round trip (``edited``, and ``with_lazer`` /
+``with_prizms`` for the common ones), so every position a test plays from satisfies the
+documented invariants (docs/state_invariants.md). No helper writes a state's fields
+(``tests/shared/test_scenarios_use_public_api.py``); each player's supply stays consistent
+with its pieces on the table (``supply + on table == owned``).
 
 Turn ids: the position's current turn is ``NOW``; pieces the mover placed on its previous
 turn carry ``PREV`` (scoring looks at this turn's and the previous turn's pieces together);
@@ -14,6 +19,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from edit_state import edited
 
 from ryderz_env.rules import (
     Action,
@@ -24,16 +32,19 @@ from ryderz_env.rules import (
     Move,
     PieceKind,
     Pose,
+    PositionBuilder,
     Prizm,
     State,
 )
+from ryderz_env.rules import builder as rb
 from ryderz_env.rules.geometry import Element, make_element
+from ryderz_env.rules.serialize import element_to_dict
 
 A = Action
 K = ActionKind
 S, SOFT, HARD, LAUNCH = PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD, PieceKind.LAUNCH
 L, R = 1, -1  # curve sides: +1 turns left, -1 turns right
-NOW, PREV, OLD = 10, 9, 5  # turn ids: this turn, the mover's previous turn, older
+NOW, PREV, OLD = rb.NOW, rb.PREVIOUS, rb.OLDER  # this turn, the mover's previous one, older
 UP = math.pi / 2  # heading +y
 DOWN = -math.pi / 2
 EAST = 0.0
@@ -122,27 +133,49 @@ def first_mover_gears(g: Game, mover: int) -> list[int]:
     return gears
 
 
-def set_lazer(
-    s: State, seat: int, elements: Sequence[Element], head: Pose | None | bool = True
-) -> None:
-    """Replace ``seat``'s Lazer; its head is the newest element's exit (``head=True``), a
-    given pose, or None. The supply becomes the owned pieces minus those on the table."""
-    g = s.game
-    p = s.players[seat]
-    p.lazer = list(elements)
-    if head is True:
-        p.head = p.lazer[-1].exit if p.lazer else None
-    elif head is False:
-        p.head = None
+def _chain_of(seat: int, elements: Sequence[Element]) -> dict[str, Any]:
+    """``PositionBuilder.lazer`` arguments that lay ``elements`` again: a Launch Point (turn
+    0) only first, each piece's entry on the exit before it, with its turn id. Anything else
+    is no Lazer a state can hold: an AssertionError naming the element."""
+    els = list(elements)
+    start: Pose | float
+    if els[0].is_launch:
+        assert els[0].turn == 0, f"seat {seat}: a Launch Point of turn {els[0].turn}"
+        start, pose, pieces = els[0].t, els[0].exit, els[1:]
     else:
-        p.head = head
-    supply = [list(row) for row in g.supply]
-    for e in p.lazer:
-        if not e.is_launch:
-            supply[e.gear - 1][e.kind] -= 1
-            assert supply[e.gear - 1][e.kind] >= 0, f"seat {seat}: too many {e}"
-    p.supply = supply
-    s._reset_caches()
+        start = pose = els[0].pose
+        pieces = els
+    for i, e in enumerate(pieces):
+        assert e.owner == seat and not e.is_launch, f"seat {seat}: element {i} is {e}"
+        assert e.pose == pose, f"seat {seat}: element {i} does not start on the exit before it"
+        pose = e.exit
+    specs = [rb.Piece(e.kind, e.gear, e.side) for e in pieces]
+    return {"pieces": specs, "start": start, "turns": [e.turn for e in pieces]}
+
+
+def builder(
+    g: Game,
+    mover: int = 0,
+    *,
+    lazers: Mapping[int, Sequence[Element]] | None = None,
+    prizms: Sequence[Prizm] | None = None,
+    gears: Mapping[int, int] | None = None,
+    power_ready: Mapping[int, bool] | None = None,
+) -> PositionBuilder:
+    """The ``PositionBuilder`` of ``position`` (not yet built)."""
+    b = PositionBuilder(g, mover=mover)
+    for seat, els in (lazers or {}).items():
+        if els:
+            b.lazer(seat, **_chain_of(seat, els))
+        else:
+            b.no_lazer(seat)
+    if prizms is not None:
+        b.prizms(prizms)
+    for seat, gear in (gears or {}).items():
+        b.gear(seat, gear)
+    for seat, ready in (power_ready or {}).items():
+        b.power_ready(seat, ready)
+    return b
 
 
 def position(
@@ -150,7 +183,6 @@ def position(
     mover: int = 0,
     *,
     lazers: Mapping[int, Sequence[Element]] | None = None,
-    heads: Mapping[int, Pose | None] | None = None,
     prizms: Sequence[Prizm] | None = None,
     gears: Mapping[int, int] | None = None,
     power_ready: Mapping[int, bool] | None = None,
@@ -158,31 +190,39 @@ def position(
     """A position where ``mover`` takes its turn ``NOW`` (at its first decision of the turn).
 
     ``lazers`` replace the given seats' Lazers (the others keep their Launch Points from Start
-    Your Engines); ``heads`` override head poses; ``prizms`` replace every Prizm; ``gears``
-    set gears (the mover defaults to 3); ``power_ready`` sets powers (with powers on).
+    Your Engines; an empty list takes a Lazer off the table, which a built position refuses:
+    no placement is pending at the start of a turn); ``prizms`` replace every Prizm;
+    ``gears`` set gears (the mover defaults to 3); ``power_ready`` sets powers (with powers
+    on). Built by the public ``PositionBuilder``; each Lazer is laid exactly as given.
     """
-    s = engines(g, first_mover_gears(g, mover))
-    assert s.turn is not None and s.turn["seat"] == mover
-    if lazers and mover in lazers and s.decision_kind() is DecisionKind.BONUS:
-        decline(s)  # the large-table bonus only exists while the Lazer is a Launch Point
-    s.turn_id = NOW
-    s.turn["id"] = NOW
-    for p in s.players:
-        p.prev_turn = OLD
-    s.players[mover].prev_turn = PREV
+    b = builder(g, mover, lazers=lazers, prizms=prizms, gears=gears, power_ready=power_ready)
+    s = b.build()
     for seat, els in (lazers or {}).items():
-        set_lazer(s, seat, els)
-    for seat, head in (heads or {}).items():
-        s.players[seat].head = head
-    if prizms is not None:
-        s.prizms = list(prizms)
-    gears = {mover: 3, **(gears or {})}
-    for seat, gear in gears.items():
-        s.players[seat].gear = gear
-    for seat, ready in (power_ready or {}).items():
-        s.players[seat].power_ready = ready
-    s._reset_caches()
+        laid = [element_to_dict(e) for e in s.players[seat].lazer]
+        assert laid == [element_to_dict(e) for e in els], f"seat {seat}'s Lazer was laid otherwise"
     return s
+
+
+# ------------------------------------------------------------------ changes mid-scenario
+def with_lazer(s: State, seat: int, elements: Sequence[Element]) -> State:
+    """``s`` with ``seat``'s Lazer replaced (its head at the newest element's exit, None for
+    no Lazer; the supply the owned pieces minus those on the table), through the JSON round
+    trip: a change in the middle of a scenario."""
+    els = list(elements)
+    supply = owned(s.game)
+    for e in els:
+        if not e.is_launch:
+            supply[e.gear - 1][e.kind] -= 1
+    head = [els[-1].exit.x, els[-1].exit.y, els[-1].exit.h] if els else None
+    lazer = [element_to_dict(e) for e in els]
+    return edited(s, lambda d: d["players"][seat].update(lazer=lazer, head=head, supply=supply))
+
+
+def with_prizms(s: State, prizms: Iterable[Prizm]) -> State:
+    """``s`` with every Prizm replaced (``Prizm(x, y, owner)``), through the JSON round trip:
+    a new game's Prizms before Start Your Engines, or a change in the middle of a scenario."""
+    rows = [[p.x, p.y, p.owner] for p in prizms]
+    return edited(s, lambda d: d.update(prizms=rows))
 
 
 def move(s: State, shift: int, mv: Move, roll: int | None = None) -> None:

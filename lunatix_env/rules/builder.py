@@ -25,8 +25,9 @@ the task stack exactly what play would have made it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lunatix_env.rules.actions import CHIP_NAMES
 from lunatix_env.rules.state import ChanceKind, DecisionKind
@@ -45,6 +46,24 @@ def _bad(where: str, why: str) -> InvalidStateError:
     return InvalidStateError(f"position builder: {where}: {why}")
 
 
+_Method = TypeVar("_Method", bound=Callable[..., "PositionBuilder"])
+
+
+def _atomic(method: _Method) -> _Method:
+    """A builder method that changes nothing when it refuses its arguments."""
+
+    @functools.wraps(method)
+    def run(self: PositionBuilder, *args: Any, **kwargs: Any) -> PositionBuilder:
+        saved = copy.deepcopy(self._data)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self._data = saved
+            raise
+
+    return cast(_Method, run)
+
+
 class PositionBuilder:
     """Describe a Lunatix Loop position at a round's card reveal, then ``build()`` it.
 
@@ -60,6 +79,7 @@ class PositionBuilder:
         self._data = _reveal_of_round_one(game, seed)
 
     # ------------------------------------------------------------------ cars
+    @_atomic
     def car(
         self,
         seat: int,
@@ -67,7 +87,7 @@ class PositionBuilder:
         lane: int | None = None,
         row: int | None = None,
         lap: int = 0,
-        facing: int = 0,
+        facing: int | None = None,
         speed: int | None = None,
         max_speed: int | None = None,
         luck: int | None = None,
@@ -80,11 +100,13 @@ class PositionBuilder:
         """Set ``seat``'s car; arguments left as None keep their value.
 
         ``lane`` (0 inside .. 2 outside) and ``row`` (the row-th square of that lane in race
-        order from the finish line) place the car on the track with ``lap`` laps completed;
-        ``facing`` 1 drives backwards. ``chips`` are (tacks, oil, glue) held, taken from or
-        returned to the supply; ``gadgets`` (hand) and ``spent`` are gadget card names, taken
-        from wherever they are not held; ``lunacies`` are hazard card names taken from the
-        hazard deck. ``out=True`` puts the car out of the race (max speed and speed 0).
+        order from the finish line) place the car on the track with ``lap`` laps completed,
+        facing the race direction unless ``facing`` is 1 (backwards). ``chips`` are (tacks,
+        oil, glue) held, taken from or returned to the supply; ``gadgets`` (hand) and
+        ``spent`` are gadget card names, taken from wherever they are not held; ``lunacies``
+        are hazard card names taken from the hazard deck. ``out=True`` puts the car out of
+        the race (max speed and speed 0).
+        A refused argument (``InvalidStateError``) leaves the builder as it was.
         """
         c = self._car(seat)
         where = f"car({seat})"
@@ -92,8 +114,8 @@ class PositionBuilder:
             raise _bad(where, "give lane and row together")
         if lane is not None and row is not None:
             square = self._square(lane, row, where)
-            self._place(c, square, lap, facing, where)
-        elif facing != c["facing"]:
+            self._place(c, square, lap, 0 if facing is None else facing, where)
+        elif facing is not None:
             c["facing"] = _in(facing, 0, 1, f"{where}.facing")
         if speed is not None:
             c["speed"] = speed
@@ -102,7 +124,7 @@ class PositionBuilder:
         if luck is not None:
             c["luck"] = luck
         if chips is not None:
-            self._set_chips(c, list(chips), where)
+            self._set_chips(c, _listed(chips, f"{where}.chips", "(tacks, oil, glue) counts"), where)
         if gadgets is not None:
             self._set_gadgets(c, "gadgets", gadgets, where)
         if spent is not None:
@@ -110,17 +132,20 @@ class PositionBuilder:
         if lunacies is not None:
             self._set_lunacies(c, lunacies, where)
         if out is not None:
+            if not isinstance(out, bool):
+                raise _bad(f"{where}.out", f"expected True or False, got {out!r}")
             c["out"] = out
             if out:
                 c["speed"] = c["max_speed"] = 0
         return self
 
+    @_atomic
     def pit(self, seat: int, opening: str, *, lap: int = 0) -> PositionBuilder:
         """Put ``seat``'s car in the pit, entered through ``opening`` (a name such as "A2")
         with ``lap`` laps completed; it leaves the pit after the cars that entered before it."""
         tr = self.game.track
         where = f"pit({seat})"
-        if opening not in tr.opening_index:
+        if not isinstance(opening, str) or opening not in tr.opening_index:
             names = sorted(tr.opening_index)
             raise _bad(where, f"unknown opening {opening!r}; the track has {names}")
         c = self._car(seat)
@@ -133,6 +158,7 @@ class PositionBuilder:
         return self
 
     # ------------------------------------------------------------------ the table
+    @_atomic
     def chip(self, *, lane: int, row: int, kind: str) -> PositionBuilder:
         """Lay a chip of ``kind`` ("tacks", "oil" or "glue") from the supply on a square."""
         where = f"chip(lane={lane}, row={row})"
@@ -144,6 +170,56 @@ class PositionBuilder:
         self._take_supply(k, 1, where)
         chips.append([square, k])
         chips.sort()
+        return self
+
+    # ------------------------------------------------------------------ the decks
+    @_atomic
+    def discard(self, deck: str, name: str, count: int | None = None) -> PositionBuilder:
+        """Move ``count`` copies (all that are left unless given) of the card ``name`` from
+        the ``deck`` ("hazard" or "turbo") to its discard pile, as if drawn earlier: they
+        come back only when the deck runs out and its discards are shuffled in."""
+        where = f"discard({deck!r}, {name!r})"
+        if not isinstance(deck, str) or deck not in ("hazard", "turbo"):
+            raise _bad(where, f"unknown deck {deck!r}; expected 'hazard' or 'turbo'")
+        cards = self.game.decks.hazard if deck == "hazard" else self.game.decks.turbo
+        names = [c.name for c in cards]
+        if not isinstance(name, str) or name not in names:
+            raise _bad(where, f"unknown {deck} card {name!r}; the deck has {names}")
+        i = names.index(name)
+        left = self._data[f"{deck}_deck"]
+        n = left[i] if count is None else _in(count, 0, None, f"{where}.count")
+        if n > left[i]:
+            raise _bad(where, f"{left[i]} {name!r} cards are left in the {deck} deck, {n} asked")
+        left[i] -= n
+        self._data[f"{deck}_discard"][i] += n
+        return self
+
+    @_atomic
+    def gadget_bottom(self, cards: Iterable[tuple[str, int]]) -> PositionBuilder:
+        """Replace the queue under the gadget deck with ``cards``, ``(name, seat)`` pairs in
+        queue order (``seat`` put the card there); they come from the deck's top, and the
+        queue is drawn from only once the top is empty."""
+        where = "gadget_bottom"
+        d = self._data
+        deck = [card.name for card in self.game.decks.gadgets]
+        d["gadget_top"].extend(gi for gi, _ in d["gadget_bottom"])
+        d["gadget_bottom"] = []
+        n = self.game.num_players
+        for k, pair in enumerate(_listed(cards, where, "(name, seat) pairs")):
+            at = f"{where}[{k}]"
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise _bad(at, f"expected a (name, seat) pair, got {pair!r}")
+            name, seat = pair
+            if not isinstance(name, str) or name not in deck:
+                raise _bad(at, f"unknown gadget {name!r}; the deck has {deck}")
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+                raise _bad(at, f"expected a seat 0..{n - 1}, got {seat!r}")
+            gi = deck.index(name)
+            if gi not in d["gadget_top"]:
+                raise _bad(at, f"gadget {name!r} is not on the deck's top (held or queued)")
+            d["gadget_top"].remove(gi)
+            d["gadget_bottom"].append([gi, seat])
+        d["gadget_top"].sort()
         return self
 
     def round(self, number: int) -> PositionBuilder:
@@ -194,7 +270,7 @@ class PositionBuilder:
         c["u"] = c["best_u"] = u
 
     def _chip_kind(self, kind: str, where: str) -> int:
-        if kind not in CHIP_NAMES:
+        if not isinstance(kind, str) or kind not in CHIP_NAMES:
             raise _bad(where, f"unknown chip kind {kind!r}; expected one of {list(CHIP_NAMES)}")
         return CHIP_NAMES.index(kind)
 
@@ -220,8 +296,8 @@ class PositionBuilder:
         d["gadget_top"].extend(c[field])
         c[field] = []
         wanted = []
-        for name in names:
-            if name not in deck:
+        for name in _listed(names, f"{where}.{field}", "gadget names"):
+            if not isinstance(name, str) or name not in deck:
                 raise _bad(f"{where}.{field}", f"unknown gadget {name!r}; the deck has {deck}")
             gi = deck.index(name)
             if gi not in d["gadget_top"]:
@@ -238,7 +314,9 @@ class PositionBuilder:
             deck[i] += 1
         c["lunacies"] = []
         held = []
-        for name in names:
+        for name in _listed(names, f"{where}.lunacies", "lunacy names"):
+            if not isinstance(name, str):
+                raise _bad(f"{where}.lunacies", f"a lunacy is named by a string, got {name!r}")
             index = [i for i, h in enumerate(hazards) if h.name == name and h.lunacy is not None]
             if not index:
                 lunacies = sorted({h.name for h in hazards if h.lunacy is not None})
@@ -248,6 +326,16 @@ class PositionBuilder:
             deck[index[0]] -= 1
             held.append(index[0])
         c["lunacies"] = sorted(held)
+
+
+def _listed(v: Any, where: str, what: str) -> list[Any]:
+    """``v`` (a list, a tuple or another iterable that is no string or mapping) as a list."""
+    if not isinstance(v, str | bytes | Mapping) and isinstance(v, Iterable):
+        try:
+            return list(v)
+        except TypeError:  # (a 0-d array is Iterable but refuses to iterate)
+            pass
+    raise _bad(where, f"expected {what} (a list), got {v!r}")
 
 
 def _in(v: Any, lo: int, hi: int | None, where: str) -> int:

@@ -18,6 +18,12 @@ from tabletop.gamebase import RulesFiles
 #: Directory of the shipped Lunatix Loop configs.
 CONFIG_DIR = shipped_configs("lunatix")
 DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
+#: the most chips a player may take (the chip-mix decision lists every (tacks, oil, glue) mix
+#: of that many: (n+1)(n+2)/2 actions; a record's config of a million chips ran out of memory)
+MAX_CHIPS_PER_PLAYER = 100
+#: the most damage dice one roll may have (a roll's exact distribution takes ~dice^2 steps:
+#: a million dice in a record's config made its replay hang)
+MAX_DICE = 100
 
 
 class HazardEffect(enum.Enum):
@@ -240,6 +246,13 @@ class RulesConfig(RulesFiles):
         for name in ("start_speed", "max_speed", "turbo_speed_cap"):
             if getattr(self, name) % self.speed_per_square:
                 raise ValueError(f"{name} must be a multiple of speed_per_square")
+        share = 3 * (min(self.chip_supply) // self.num_players)  # no kind runs out
+        if self.chips_per_player > min(share, MAX_CHIPS_PER_PLAYER):
+            raise ValueError(
+                f"chips_per_player must be at most {MAX_CHIPS_PER_PLAYER} and at most 3 x "
+                f"(the smallest chip_supply // num_players) = {share}, so that every seat can "
+                f"take its chips; got {self.chips_per_player}"
+            )
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
+    MAX_DICE,
     GadgetEffect,
     RulesConfig,
     decks_from_data,
@@ -59,6 +60,34 @@ class Game(GameBase):
             )
         if rules.four_opening_pit and {o.side for o in self.track.openings} != {"A", "B"}:
             raise ConfigError("the four-opening pit needs openings on both sides (A and B)")
+        if self.max_dice > MAX_DICE:
+            raise ConfigError(
+                f"a roll of the config has {self.max_dice} damage dice; at most {MAX_DICE} "
+                "(rams, tacks, skids and the hazard and turbo cards)"
+            )
+        # draws of several cards at once: more than the deck holds find none (an oil chip of
+        # 2**63 cards in a record's config pushed a task per card: out of memory)
+        hazards = sum(c.count for c in self.decks.hazard)
+        for name, draws in (
+            ("chips.oil_cards", rules.chips.oil_cards),
+            ("curve_inward_cards", rules.curve_inward_cards),
+        ):
+            if draws > hazards:
+                raise ConfigError(
+                    f"{name} draws {draws} hazard cards at once; at most the deck's {hazards}"
+                )
+        if min(rules.brake_amounts, default=math.inf) > self.speed_step:
+            # (a moving car may play Brake, then must choose an amount it can brake by)
+            raise ConfigError(
+                f"brake_amounts {list(rules.brake_amounts)} need an amount of at most "
+                f"{self.speed_step} mph, the lowest speed a moving car can have with these "
+                "rules, so that a car braking always has one"
+            )
+        if rules.pit.gadget_offer > len(self.decks.gadgets):
+            raise ConfigError(
+                f"pit.gadget_offer offers {rules.pit.gadget_offer} gadgets at once; at most "
+                f"the deck's {len(self.decks.gadgets)}"
+            )
         self.codec = ActionCodec(rules, self.decks, len(self.track.openings))
         self.gadget_index = {g.effect: i for i, g in enumerate(self.decks.gadgets)}
         tr = self.track

@@ -327,12 +327,16 @@ class State(MachineQueries):
             seat = d["seat"]
             a = actions.get(seat)
             legal = self._legal.get(seat)
-            if (
-                type(a) is Action
-                and legal is not None
-                and a in legal
-                and type(next(iter(actions))) is int
-            ):
+            try:
+                fast = (
+                    type(a) is Action
+                    and legal is not None
+                    and a in legal
+                    and type(next(iter(actions))) is int
+                )
+            except ValueError:  # an Action holding an array: no truth value (the slow path says)
+                fast = False
+            if fast:
                 self.decision = None
                 self._legal = {}
                 _DECIDE[d["kind"]](self, d, {seat: a})
@@ -364,7 +368,11 @@ class State(MachineQueries):
             legal = self._legal.get(seat)
             if legal is None:
                 legal = self._legal[seat] = self._compute_legal(seat)
-            if a not in legal:
+            try:
+                known = a in legal
+            except ValueError:  # an Action holding an array: its comparison has no truth value
+                known = False
+            if not known:
                 raise IllegalActionError(
                     f"{a} is not legal for seat {seat} at "
                     f"{cast('dict[str, Any]', self.decision)['kind']}; "

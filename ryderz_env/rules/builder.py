@@ -26,7 +26,9 @@ its previous turn (scoring looks at this turn's and the previous turn's pieces t
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ryderz_env.rules.actions import Action
@@ -100,33 +102,51 @@ class PositionBuilder:
         *,
         start: Pose | float,
         previous: int = 0,
+        turns: Sequence[int] | None = None,
     ) -> PositionBuilder:
         """Replace ``seat``'s Lazer with ``pieces`` chained from ``start``: a pose (a Lazer
         without its Launch Point, as after being hit) or a perimeter position in inches (a
         Launch Point there, the pieces from its exit). The last ``previous`` pieces were laid
-        on the seat's previous turn; older pieces earlier. The head is the front exit."""
+        on the seat's previous turn; older pieces earlier. The head is the front exit.
+
+        ``turns`` gives each piece the id of the turn it was laid on instead (``previous``
+        then stays 0): ids 1 .. ``NOW - 1`` that never decrease along the Lazer, ``PREVIOUS``
+        for the mover's previous turn and smaller ids for earlier turns (``OLDER`` is one)."""
         where = f"lazer({seat})"
         self._seat(seat, where)
         g = self.game
         elements: list[Element] = []
         if isinstance(start, Pose):
-            pose = start
-        elif isinstance(start, int | float) and not isinstance(start, bool):
+            if not all(_finite(v) for v in start):
+                raise _bad(where, f"a start pose holds three finite numbers, got {start!r}")
+            pose = Pose(*(float(v) for v in start))
+        elif _finite(start):
             elements.append(g.launch_element(seat, float(start), 0))
             pose = elements[0].exit
         else:
-            raise _bad(where, f"start is a Pose or a perimeter position, got {start!r}")
-        pieces = list(pieces)
+            raise _bad(
+                where, f"start is a Pose or a finite perimeter position (inches), got {start!r}"
+            )
+        pieces = _listed(pieces, f"{where}.pieces", "pieces")
         if isinstance(previous, bool) or not isinstance(previous, int):
             raise _bad(where, f"previous is a count of pieces, got {previous!r}")
         if not 0 <= previous <= len(pieces):
             raise _bad(where, f"previous={previous}: the Lazer has {len(pieces)} pieces")
+        ids = [PREVIOUS if i >= len(pieces) - previous else OLDER for i in range(len(pieces))]
+        if turns is not None:
+            ids = self._turn_ids(turns, len(pieces), previous, f"{where}.turns")
         for i, p in enumerate(pieces):
-            shape = g.shapes.get((p.kind, p.gear, p.side)) if isinstance(p, Piece) else None
+            shape = None
+            if (  # a PieceKind and plain ints (a float gear 1.0 found gear 1's shape)
+                isinstance(p, Piece)
+                and isinstance(p.kind, PieceKind)
+                and type(p.gear) is int
+                and type(p.side) is int
+            ):
+                shape = g.shapes.get((p.kind, p.gear, p.side))
             if shape is None or p.kind is PieceKind.LAUNCH:
                 raise _bad(f"{where}.pieces[{i}]", f"no such piece {p!r}")
-            turn = PREVIOUS if i >= len(pieces) - previous else OLDER
-            el = make_element(seat, p.kind, p.gear, p.side, pose, turn, shape.outline, shape.exit)
+            el = make_element(seat, p.kind, p.gear, p.side, pose, ids[i], shape.outline, shape.exit)
             elements.append(el)
             pose = el.exit
         self._lazers[seat] = (elements, pose)
@@ -137,15 +157,24 @@ class PositionBuilder:
         return self.lazer(seat, [], start=t)
 
     def no_lazer(self, seat: int) -> PositionBuilder:
-        """Take ``seat``'s Lazer off the table (as after a crash): no head pose."""
+        """Take ``seat``'s Lazer off the table (as after a crash): no head pose. Only a seat
+        whose placement is pending may be off the table (the crasher until its respawn), so
+        ``build()`` refuses such a position (at the start of a turn, nothing is pending);
+        ``to_dict()`` still gives it, to edit further."""
         self._seat(seat, f"no_lazer({seat})")
         self._lazers[seat] = ([], None)
         return self
 
     # ------------------------------------------------------------------ the rest
     def prizms(self, prizms: Iterable[Prizm]) -> PositionBuilder:
-        """Replace every Prizm (``Prizm(x, y, owner)``, owner -1 for neutral)."""
-        self._prizms = [Prizm(*p) for p in prizms]
+        """Replace every Prizm (``Prizm(x, y, owner)``, owner -1 for neutral; the values are
+        checked by ``build()``)."""
+        new = []
+        for i, p in enumerate(_listed(prizms, "prizms", "Prizms")):
+            if not isinstance(p, tuple | list) or len(p) not in (2, 3):
+                raise _bad(f"prizms[{i}]", f"a Prizm is Prizm(x, y, owner), got {p!r}")
+            new.append(Prizm(*p))
+        self._prizms = new
         return self
 
     def gear(self, seat: int, gear: int) -> PositionBuilder:
@@ -210,11 +239,39 @@ class PositionBuilder:
         s._run()
         return s
 
+    def _turn_ids(self, turns: Any, count: int, previous: int, where: str) -> list[int]:
+        if previous:
+            raise _bad(where, "give previous or turns, not both")
+        ids = _listed(turns, where, "turn ids")
+        if len(ids) != count:
+            raise _bad(where, f"{len(ids)} turn ids for {count} pieces")
+        for i, t in enumerate(ids):
+            if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t < NOW:
+                raise _bad(f"{where}[{i}]", f"expected a turn id 1..{NOW - 1}, got {t!r}")
+            if i and t < ids[i - 1]:
+                raise _bad(f"{where}[{i}]", f"turn {t} after turn {ids[i - 1]}: ids never decrease")
+        return ids
+
     def _seat(self, seat: int, where: str) -> int:
         n = self.game.num_players
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise _bad(where, f"expected a seat 0..{n - 1}, got {seat!r}")
         return seat
+
+
+def _finite(v: Any) -> bool:
+    """A finite real number (not a bool)."""
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _listed(v: Any, where: str, what: str) -> list[Any]:
+    """``v`` (a list, a tuple or another iterable that is no string or mapping) as a list."""
+    if not isinstance(v, str | bytes | Mapping) and isinstance(v, Iterable):
+        try:
+            return list(v)
+        except TypeError:  # (a 0-d array is Iterable but refuses to iterate)
+            pass
+    raise _bad(where, f"expected {what} (a list), got {v!r}")
 
 
 def _first_turn(game: Game, mover: int, seed: int | None) -> State:

@@ -87,6 +87,14 @@ class Game(GameBase):
         #: table plays the small-table rule whatever its size (the rulebook's option)
         self.small_table = square or self.table.min_width < rules.small_table_below
         self.large_table = not square and self.table.min_width > rules.large_table_above
+        if not 0 < 2 * rules.prizm_radius < self.table.min_width:
+            # (a Prizm of a huge radius failed in disc_coords, or made a disc of millions of
+            # vertices that every scoring step measured)
+            raise ConfigError(
+                f"prizm_radius must be positive and a Prizm must fit on the table (diameter "
+                f"below its narrowest width, {self.table.min_width:.2f} in); got "
+                f"{rules.prizm_radius}"
+            )
         gears = self.pieces.gears
         supply = [
             [g.count(PieceKind.STRAIGHT), g.count(PieceKind.SOFT), g.count(PieceKind.HARD)]

@@ -303,6 +303,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     pending = (s.decision is not None) + (s.chance is not None)
     if s.status is Outcome.IN_PROGRESS and pending != 1:
         raise bad("decision", "a game in progress waits for exactly one decision or chance")
+    _check_heads(s)
     for seat in range(n):
         if s.score(seat) >= game.rules.win_prizms and s.winner != seat:
             raise bad("prizms", f"seat {seat} has {s.score(seat)} Prizms but has not won")
@@ -448,6 +449,34 @@ def _check_pieces_on_table(game: Game, s: State) -> None:
                     f"a piece placed on an earlier turn ({e.turn}) must lie wholly on the "
                     "table (the crash rule removes one that does not); this one does not",
                 )
+
+
+def _check_heads(s: State) -> None:
+    """In a game in progress, only a seat being placed is off the table (no head): every
+    seat at Start Your Engines, or one whose Launch Point is pending (its respawn after a
+    crash, its launch, its launch noise). Any other seat without a head could not take its
+    next turn."""
+    d, c = s.decision, s.chance
+    if (
+        s.status is not Outcome.IN_PROGRESS
+        or (d is not None and d["kind"] == DecisionKind.ENGINES.value)
+        or (c is not None and c["kind"] == ChanceKind.DEAL_GEARS.value)
+        or any(t[0] == "engines" for t in s.tasks)
+    ):
+        return
+    placing = {t[1] for t in s.tasks if t[0] in ("launch", "respawn")}
+    if d is not None and d["kind"] == DecisionKind.RESPAWN.value:
+        placing.add(d["seat"])
+    if c is not None and c["kind"] == ChanceKind.LAUNCH_NOISE.value:
+        placing.add(c["seat"])
+    for seat, p in enumerate(s.players):
+        if p.head is None and seat not in placing:
+            raise bad(
+                f"players[{seat}].head",
+                "a seat is off the table (no head) only at Start Your Engines or while its "
+                "Launch Point is pending (a respawn, launch or launch noise of that seat); "
+                f"seat {seat} has none and no placement pending",
+            )
 
 
 def _check_turn_consistency(s: State) -> None:

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 from lunatix_builders import (
     choose,
-    first_round,
+    edited,
     force,
+    handed,
     hazard_index,
     hide_swap,
     put,
     square_at,
-    touched,
+    start,
 )
 from random_play import random_state
 
@@ -69,11 +70,12 @@ def _to_seat0(s: State) -> None:
 
 
 def test_brakes_before_a_curve_it_would_enter_too_fast(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     # outside lane, 4 squares before Curve 1 (outside entry rating 80), at 120 mph
-    put(s, 0, square_at(g2, 2, 2), speed=120)
-    put(s, 1, square_at(g2, 0, 30), speed=40)
+    put(pb, 0, square_at(g2, 2, 2), speed=120)
+    put(pb, 1, square_at(g2, 0, 30), speed=40)
     b = bot()
+    s = pb.build()
     card = b.act(s, 0)
     assert card == A(K.CARD, int(Card.BRAKE))
     choose(s, {0: card, 1: Card.ACCELERATE})
@@ -84,11 +86,12 @@ def test_brakes_before_a_curve_it_would_enter_too_fast(g2: Game) -> None:
 
 
 def test_accelerates_only_as_far_as_the_curve_allows(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     # middle lane, two squares before Curve 1 (entry ratings 40 / 60 / 80), at 60 mph
-    put(s, 0, square_at(g2, 1, 4), speed=60)
-    put(s, 1, square_at(g2, 0, 30), speed=40)
+    put(pb, 0, square_at(g2, 1, 4), speed=60)
+    put(pb, 1, square_at(g2, 0, 30), speed=40)
     b = bot()
+    s = pb.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     _to_seat0(s)
     assert s.decision_kind() is DecisionKind.ACCELERATE
@@ -99,11 +102,12 @@ def test_accelerates_only_as_far_as_the_curve_allows(g2: Game) -> None:
 
 
 def test_pits_when_heavily_damaged(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     entry = g2.track.openings[g2.track.opening_index["A2"]].square
-    put(s, 0, entry, speed=20, max_speed=30, laps=1)
-    put(s, 1, square_at(g2, 0, 30), speed=40)
+    put(pb, 0, entry, speed=20, max_speed=30, laps=1)
+    put(pb, 1, square_at(g2, 0, 30), speed=40)
     b = bot()
+    s = pb.build()
     choose(s, {0: b.act(s, 0), 1: Card.ACCELERATE})
     while s.current_players() != (0,) or s.decision_kind() is not DecisionKind.STEP:
         p = s.current_players()[0]
@@ -118,11 +122,12 @@ def test_pits_when_heavily_damaged(g2: Game) -> None:
 
 
 def test_does_not_pit_on_the_final_lap(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     entry = g2.track.openings[g2.track.opening_index["A2"]].square
-    put(s, 0, entry, speed=20, max_speed=30, laps=g2.rules.laps - 1)
-    put(s, 1, square_at(g2, 0, 30), speed=40)
+    put(pb, 0, entry, speed=20, max_speed=30, laps=g2.rules.laps - 1)
+    put(pb, 1, square_at(g2, 0, 30), speed=40)
     b = bot()
+    s = pb.build()
     choose(s, {0: b.act(s, 0), 1: Card.ACCELERATE})
     while s.current_players() != (0,) or s.decision_kind() is not DecisionKind.STEP:
         p = s.current_players()[0]
@@ -131,32 +136,35 @@ def test_does_not_pit_on_the_final_lap(g2: Game) -> None:
 
 
 def test_takes_a_ram_that_pays(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     # back straight: we are in the middle lane, a badly damaged rival just ahead on our
     # front-right (a sideswipe: we roll 1 die, it rolls 2 and likely goes out)
     me = square_at(g2, 1, 24)
     rival = g2.ahead[0][me][2][1]
-    put(s, 0, me, speed=40)
-    put(s, 1, rival, speed=40, max_speed=20)
+    put(pb, 0, me, speed=40)
+    put(pb, 1, rival, speed=20, max_speed=20)  # (its speed within its max)
+    s = pb.build()
     assert A(K.CARD, int(Card.RAM)) in s.legal_actions(0)
     assert bot().act(s, 0) == A(K.CARD, int(Card.RAM))
 
 
 def test_no_ram_against_a_healthy_car_when_it_is_badly_hurt(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     me = square_at(g2, 1, 24)
     rival = g2.ahead[0][me][1][1]  # straight ahead: a rear-end ram ends our move
-    put(s, 0, me, speed=40, max_speed=20)
-    put(s, 1, rival, speed=40)
+    put(pb, 0, me, speed=20, max_speed=20)  # (our speed within our max)
+    put(pb, 1, rival, speed=40)
+    s = pb.build()
     assert A(K.CARD, int(Card.RAM)) in s.legal_actions(0)
     assert bot().act(s, 0) != A(K.CARD, int(Card.RAM))
 
 
 def _hazard_luck_decision(g: Game, card_name: str) -> State:
     """Seat 0 enters Curve 1's outside lane 20 mph over its rating and draws ``card_name``."""
-    s = first_round(g)
-    put(s, 0, square_at(g, 2, 5), speed=100)
-    put(s, 1, square_at(g, 0, 30), speed=40)
+    pb = start(g)
+    put(pb, 0, square_at(g, 2, 5), speed=100)
+    put(pb, 1, square_at(g, 0, 30), speed=40)
+    s = pb.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     s.apply_action(A(K.ACCELERATE, 0))
     s.apply_action(A(K.STEP, 2))  # straight on into the curve: two hazard cards owed
@@ -178,9 +186,7 @@ def test_keeps_a_harmless_hazard(g2: Game) -> None:
 def test_armor_against_a_heavy_roll(g2: Game) -> None:
     s = _hazard_luck_decision(g2, "Blown Gasket")
     gi = [c.name for c in g2.decks.gadgets].index("Armor Plating")
-    s.gadget_top.remove(gi)
-    s.cars[0].gadgets.append(gi)
-    touched(s)
+    s = handed(s, 0, "Armor Plating")
     s.apply_action(A(K.LUCK, 0))
     force(s, [hazard_index(g2, "Close Call")])
     if s.decision_kind() is DecisionKind.LUCK:
@@ -243,17 +249,13 @@ def test_blind_to_hidden_information() -> None:
 
 
 def test_blind_to_others_gadget_hands(g2: Game) -> None:
-    s = first_round(g2)
-    put(s, 0, square_at(g2, 1, 24), speed=40)
-    put(s, 1, g2.ahead[0][square_at(g2, 1, 24)][2][1], speed=40, max_speed=40)
-    other = s.clone()
-    gi = [c.name for c in g2.decks.gadgets].index("Armor Plating")
-    other.gadget_top.remove(gi)
-    other.cars[1].gadgets.append(gi)
-    touched(other)
-    s_top = s.clone()
-    s_top.gadget_top.reverse()
-    touched(s_top)
+    pb = start(g2)
+    put(pb, 0, square_at(g2, 1, 24), speed=40)
+    put(pb, 1, g2.ahead[0][square_at(g2, 1, 24)][2][1], speed=40, max_speed=40)
+    s = pb.build()
+    other = handed(s, 1, "Armor Plating")
+    s_top = edited(s, lambda d: d["gadget_top"].reverse())
+    assert s_top.gadget_top == s.gadget_top[::-1] != s.gadget_top
     for t in (other, s_top):
         assert bot().act(s, 0) == bot().act(t, 0)
         assert bot().value(s, 0) == bot().value(t, 0)
@@ -286,16 +288,16 @@ def test_deterministic_for_a_seed_and_exact_terminal_value() -> None:
 
 
 def test_value_is_on_the_return_scale_and_prefers_the_leader(g2: Game) -> None:
-    s = first_round(g2)
+    pb = start(g2)
     b = bot()
     lo, hi = g2.info.min_utility, g2.info.max_utility
-    put(s, 0, square_at(g2, 1, 30), laps=2)
-    put(s, 1, square_at(g2, 1, 10), laps=0)
+    put(pb, 0, square_at(g2, 1, 30), laps=2)
+    put(pb, 1, square_at(g2, 1, 10), laps=0)
+    s = pb.build()
     v0, v1 = b.value(s, 0), b.value(s, 1)
     assert lo <= v1 < 0 < v0 <= hi
     assert v0 + v1 == pytest.approx(0.0)  # zero-sum in two players
-    s.cars[1].out = True
-    touched(s)
+    s = pb.car(1, out=True).build()
     assert b.value(s, 1) == lo
 
 
@@ -376,11 +378,11 @@ def test_plan_equals_the_plain_recursion(overrides: dict) -> None:
                 if sq is None:
                     continue
                 starts = [sq] + [y for _d, y in g.ahead[ctx.me["facing"]][sq]]
-                for start in starts:
+                for first in starts:
                     for speed in range(0, g.rules.max_speed + 1, 20):
                         for occ in (ctx.wrecks, ctx.occupied):
                             for rocket in (False, True):
-                                args = (start, speed // per, speed, occ, 0.5, rocket)
+                                args = (first, speed // per, speed, occ, 0.5, rocket)
                                 assert b._plan(ctx, *args) == _plain_plan(b, ctx, *args)
                                 checked += 1
     assert checked > 500

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from lunatix_builders import A, K, choose, first_round, give_gadget, put, square_at
+from lunatix_builders import A, K, choose, edited, first_round, handed, put, square_at, start
 
 from lunatix_env.rules import (
     NOOP,
@@ -44,10 +44,11 @@ def card_node() -> State:
 def accelerate_node() -> State:
     """A single decider: seat 0 (fastest) must choose its Accelerate amount."""
     g = game3()
-    s = first_round(g)
-    put(s, 0, square_at(g, 1, 6), speed=40)
-    put(s, 1, square_at(g, 0, 2), speed=20)
-    put(s, 2, square_at(g, 2, 2), speed=20)
+    b = start(g)
+    put(b, 0, square_at(g, 1, 6), speed=40)
+    put(b, 1, square_at(g, 0, 2), speed=20)
+    put(b, 2, square_at(g, 2, 2), speed=20)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE, 2: Card.ACCELERATE})
     assert s.current_players() == (0,) and s.decision["kind"] == "accelerate"  # type: ignore
     return s
@@ -255,11 +256,14 @@ def test_impossible_dice_total_is_rejected() -> None:
 
 
 def test_hazard_card_not_left_in_the_deck_is_rejected() -> None:
-    s = reach_chance("hazard")  # poked before any chance query
+    s = reach_chance("hazard")
     gone = 6  # Close Call, one card
-    s.hazard_discard[gone] += s.hazard_deck[gone]
-    s.hazard_deck[gone] = 0
-    s._legal = {}
+
+    def discard_it(d: dict[str, Any]) -> None:  # (it was drawn earlier)
+        d["hazard_discard"][gone] += d["hazard_deck"][gone]
+        d["hazard_deck"][gone] = 0
+
+    s = edited(s, discard_it)
     assert_impossible(s, gone)
     assert_impossible(s, len(s.hazard_deck))
 
@@ -272,9 +276,10 @@ def test_turbo_card_out_of_range_is_rejected() -> None:
 
 def test_gadget_not_in_the_deck_top_is_rejected() -> None:
     s = reach_chance("gadget")
-    # poke before any chance query: a gadget of the top goes to the drawing player's hand
+    # a gadget of the top goes to the drawing player's hand
     top = sorted(s.gadget_top)
-    given = give_gadget(s, s.chance["seat"], s.game.decks.gadgets[top[-1]].name)  # type: ignore
+    given = top[-1]
+    s = handed(s, s.chance["seat"], s.game.decks.gadgets[given].name)  # type: ignore[index]
     assert [o for o, _ in s.chance_outcomes()] == top[:-1]
     assert_impossible(s, given)
     assert_impossible(s, len(s.game.decks.gadgets))

@@ -19,7 +19,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from lunatix_builders import hide_swap
+from lunatix_builders import edited, hide_swap
 from pettingzoo import AECEnv, ParallelEnv
 
 from lunatix_env import envs
@@ -119,12 +119,15 @@ def test_pickle_mid_game(case: str) -> None:
 
 def deal_gadgets(state: State, rng: np.random.Generator) -> State:
     """A copy where every car holds two gadgets (random play rarely buys any)."""
-    t = state.clone()
-    for c in t.cars:
-        while t.gadget_top and len(c.gadgets) < 2:
-            c.gadgets.append(t.gadget_top.pop(int(rng.integers(len(t.gadget_top)))))
-        c.gadgets.sort()
-    return t
+
+    def deal(d: dict) -> None:
+        top = d["gadget_top"]
+        for c in d["cars"]:
+            while top and len(c["gadgets"]) < 2:
+                c["gadgets"].append(top.pop(int(rng.integers(len(top)))))
+            c["gadgets"].sort()
+
+    return edited(state, deal)
 
 
 @pytest.mark.parametrize("case", ["2p", "4p", "3p-turn-around"])
@@ -163,10 +166,11 @@ def test_record_replays_to_the_same_state(case: str, api: str) -> None:
 # ---------------------------------------------------------------------- the kit can fail
 def test_kit_catches_a_leak() -> None:
     def leaky(state: State, viewer: int, rng: np.random.Generator) -> State:
-        t = state.clone()
-        other = t.cars[(viewer + 1) % len(t.cars)]
-        other.speed = 0 if other.speed else 10  # public information: the leak check sees it
-        return t
+        def change(d: dict) -> None:
+            other = d["cars"][(viewer + 1) % len(d["cars"])]
+            other["speed"] = 0 if other["speed"] else 10  # public: the leak check sees it
+
+        return edited(state, change)
 
     with pytest.raises(AssertionError, match="leaks into player_"):
         kit.check_no_leak(partial(aec, "2p"), leaky, max_steps=30)

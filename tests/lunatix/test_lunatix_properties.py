@@ -21,14 +21,15 @@ from lunatix_builders import (
     A,
     K,
     choose,
-    first_round,
     force,
     give_gadget,
     hazard_index,
+    lay_chip,
     put,
     turbo_index,
 )
 from lunatix_builders import square_at as lane_square
+from lunatix_builders import start as position_builder
 from random_play import check_clone, check_json_round_trip, random_step
 
 from lunatix_env.rules import (
@@ -73,14 +74,13 @@ def test_state_survives_a_json_round_trip_and_plays_on_identically(
 def test_round_trip_while_shrinks_card_is_offered_against_a_drawn_lunacy() -> None:
     """A lunacy drawn by a car holding Shrink's Card is drawn and not yet applied."""
     g = game_of((2, False, False))
-    s = first_round(g)
-    gi = give_gadget(s, 0, "Shrink's Card")
+    b = position_builder(g)
+    gi = give_gadget(b, 0, "Shrink's Card")
     start, oil = lane_square(g, 1, 2), lane_square(g, 1, 3)
-    put(s, 0, start, speed=40)
-    put(s, 1, lane_square(g, 2, 8), speed=20)
-    s.track_chips[oil] = 1  # an oil chip straight ahead, taken from the supply
-    s.supply[1] -= 1
-    s._legal = {}
+    put(b, 0, start, speed=40)
+    put(b, 1, lane_square(g, 2, 8), speed=20)
+    lay_chip(b, oil, 1)  # an oil chip straight ahead, taken from the supply
+    s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})  # the faster car 0 acts first
     assert s.decision == {"kind": "accelerate", "seat": 0}
     s.apply_action(A(K.ACCELERATE, 0))
@@ -101,9 +101,10 @@ def test_round_trip_while_shrinks_card_is_offered_against_a_drawn_lunacy() -> No
 def test_round_trip_of_a_game_won_in_the_middle_of_a_turbo_turn() -> None:
     """The win ends the turn, so the turbo turn's speed clamp applies to the final state."""
     g = game_of((2, False, False))
-    s = first_round(g)
-    put(s, 0, lane_square(g, 1, -2), speed=40, max_speed=40, laps=2)  # 2 squares to the line
-    put(s, 1, lane_square(g, 2, 20), speed=20)
+    b = position_builder(g)
+    put(b, 0, lane_square(g, 1, -2), speed=40, max_speed=40, laps=2)  # 2 squares to the line
+    put(b, 1, lane_square(g, 2, 20), speed=20)
+    s = b.build()
     assert s.laps(0) == 2 and s.laps_required(0) == 3
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     s.apply_action(A(K.TURBO))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lunatix_builders import choose, first_round, game, put, square_at, touched
+from lunatix_builders import choose, first_round, game, lay_chip, put, square_at, start
 
 from lunatix_env.render import (
     CHIP_COLOURS,
@@ -92,13 +92,11 @@ def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a != b).any(axis=2)
 
 
-def clear_track(s, seats=None) -> None:
+def clear_track(pb, seats=None) -> None:
     """Park every car (or ``seats``) out of sight in the pit so a test sees only its pieces."""
-    for c in s.cars:
-        if seats is None or c.seat in seats:
-            c.in_pit = True
-            c.pit_order = 0
-    touched(s)
+    for seat in range(pb.game.num_players):
+        if seats is None or seat in seats:
+            pb.pit(seat, "A2")
 
 
 def random_play(g, seed: int, steps: int):
@@ -134,9 +132,10 @@ def test_ansi_is_the_state_text_plus_a_line_naming_the_simultaneous_decision():
 
 def test_ansi_names_a_single_decider_and_says_nothing_extra_at_chance():
     g = game(num_players=2)
-    s = first_round(g)
-    put(s, 0, square_at(g, 1, 10), speed=40)
-    put(s, 1, square_at(g, 1, 30), speed=40)
+    pb = start(g)
+    put(pb, 0, square_at(g, 1, 10), speed=40)
+    put(pb, 1, square_at(g, 1, 30), speed=40)
+    s = pb.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     assert s.decision is not None and len(s.current_players()) == 1
     seat = s.current_players()[0]
@@ -240,13 +239,11 @@ def test_finish_line_is_a_black_and_white_stripe_across_the_lanes():
 def test_moving_a_car_changes_only_the_pixels_around_its_old_and_new_squares():
     g = game(num_players=2)
     p = BoardPainter(g)
-    s = first_round(g)
-    put(s, 1, square_at(g, 2, 40))
+    pb = start(g)
+    put(pb, 1, square_at(g, 2, 40))
     a, b = square_at(g, 1, 10), square_at(g, 0, 25)
-    put(s, 0, a)
-    img_a = p.paint(s)
-    put(s, 0, b)
-    img_b = p.paint(s)
+    img_a = p.paint(put(pb, 0, a).build())
+    img_b = p.paint(put(pb, 0, b).build())
     changed = changed_mask(img_a, img_b)
     yy, xx = np.nonzero(changed)
     pts = np.stack([xx, yy], axis=1)
@@ -267,11 +264,11 @@ def test_moving_a_car_changes_only_the_pixels_around_its_old_and_new_squares():
 
 def test_six_cars_are_drawn_in_six_distinct_seat_colours():
     assert len(set(SEAT_COLOURS)) == 6
-    s = first_round(LOOP6)
+    pb = start(LOOP6)
     squares = [square_at(LOOP6, ln, i) for ln in (0, 2) for i in (8, 20, 33)]
     for seat, sq in enumerate(squares):
-        put(s, seat, sq)
-    img = LOOP6_PAINTER.paint(s)
+        put(pb, seat, sq)
+    img = LOOP6_PAINTER.paint(pb.build())
     for seat, sq in enumerate(squares):
         px = pixels_near(img, LOOP6_PAINTER.centres[sq], LOOP6_PAINTER.car_r)
         assert count_colour(px, SEAT_COLOURS[seat]) > 20
@@ -282,13 +279,12 @@ def test_six_cars_are_drawn_in_six_distinct_seat_colours():
 
 @pytest.mark.parametrize("kind", [0, 1, 2], ids=["tacks", "oil", "glue"])
 def test_a_chip_on_the_track_adds_its_colour_at_its_square(kind):
-    s = first_round(LOOP)
-    clear_track(s)
+    pb = start(LOOP)
+    clear_track(pb)
+    pb.car(0, chips=(0, 0, 0))  # the chip mixes hold every glue chip: one back to the supply
     sq = square_at(LOOP, 1, 12)
-    before = LOOP_PAINTER.paint(s)
-    s.track_chips[sq] = kind
-    touched(s)
-    after = LOOP_PAINTER.paint(s)
+    before = LOOP_PAINTER.paint(pb.build())
+    after = LOOP_PAINTER.paint(lay_chip(pb, sq, kind).build())
     colour = CHIP_COLOURS[kind]
     c = LOOP_PAINTER.centres[sq]
     assert count_colour(pixels_near(before, c, 0.4 * LOOP_PAINTER.scale), colour) == 0
@@ -301,14 +297,12 @@ def test_a_chip_on_the_track_adds_its_colour_at_its_square(kind):
 def test_a_wreck_is_a_dark_cross_not_a_live_car():
     g = game(num_players=2)
     p = BoardPainter(g)
-    s = first_round(g)
+    pb = start(g)
     sq = square_at(g, 1, 27)
-    put(s, 0, sq)
-    put(s, 1, square_at(g, 2, 45))
-    live = p.paint(s)
-    s.cars[0].out = True
-    touched(s)
-    wreck = p.paint(s)
+    put(pb, 0, sq)
+    put(pb, 1, square_at(g, 2, 45))
+    live = p.paint(pb.build())
+    wreck = p.paint(pb.car(0, out=True).build())
     c = p.centres[sq]
     live_px = pixels_near(live, c, p.car_r)
     wreck_px = pixels_near(wreck, c, p.car_r)
@@ -326,15 +320,12 @@ def test_a_wreck_is_a_dark_cross_not_a_live_car():
 def test_a_car_in_the_pit_is_drawn_inside_the_pit_box_and_not_on_the_track():
     g = game(num_players=2)
     p = BoardPainter(g)
-    s = first_round(g)
+    pb = start(g)
     sq = g.track.openings[1].square  # A2, the basic entry
-    put(s, 0, sq)
-    put(s, 1, square_at(g, 2, 30))
-    on_track = p.paint(s)
-    s.cars[0].in_pit = True
-    s.cars[0].pit_order = 1
-    touched(s)
-    in_pit = p.paint(s)
+    put(pb, 0, sq)
+    put(pb, 1, square_at(g, 2, 30))
+    on_track = p.paint(pb.build())
+    in_pit = p.paint(pb.pit(0, "A2").build())
     slot = p.pit_slots[0]
     sx, sy = (int(round(v)) for v in slot)
     assert tuple(p.background[sy, sx]) == PIT_FLOOR  # the slot is in the pit box
@@ -342,10 +333,7 @@ def test_a_car_in_the_pit_is_drawn_inside_the_pit_box_and_not_on_the_track():
     assert count_colour(pixels_near(in_pit, slot, p.car_r), SEAT_COLOURS[0]) > 20
     assert count_colour(pixels_near(in_pit, p.centres[sq], p.car_r), SEAT_COLOURS[0]) == 0
     # a second car in the pit queues in the next slot, in entry order
-    s.cars[1].in_pit = True
-    s.cars[1].pit_order = 2
-    touched(s)
-    both = p.paint(s)
+    both = p.paint(pb.pit(1, "A2").build())
     assert count_colour(pixels_near(both, p.pit_slots[0], p.car_r), SEAT_COLOURS[0]) > 20
     assert count_colour(pixels_near(both, p.pit_slots[1], p.car_r), SEAT_COLOURS[1]) > 20
 
@@ -362,13 +350,12 @@ def test_pit_box_lies_inside_the_loop_beside_the_finish_line():
 def test_a_car_facing_clockwise_carries_a_marker():
     g = game(num_players=2)
     p = BoardPainter(g)
-    s = first_round(g)
+    pb = start(g)
     sq = square_at(g, 1, 27)
-    put(s, 0, sq)
-    put(s, 1, square_at(g, 2, 45))
-    ccw = p.paint(s)
-    put(s, 0, sq, facing=1)
-    cw = p.paint(s)
+    put(pb, 0, sq)
+    put(pb, 1, square_at(g, 2, 45))
+    ccw = p.paint(pb.build())
+    cw = p.paint(put(pb, 0, sq, facing=1).build())
     around = p.car_r * 1.6
     assert count_colour(pixels_near(ccw, p.centres[sq], around), CW_MARK) == 0
     assert count_colour(pixels_near(cw, p.centres[sq], around), CW_MARK) > 20
@@ -378,13 +365,12 @@ def test_a_car_facing_clockwise_carries_a_marker():
 def test_the_test_oval_renders_with_its_cars_chips_and_pit():
     g = game(track="tracks/test_oval.yaml", num_players=3)
     p = BoardPainter(g, size=(480, 300))
-    s = first_round(g)
-    put(s, 0, square_at(g, 0, 10))
-    s.cars[1].out = True
-    s.cars[2].in_pit = True
-    s.track_chips[square_at(g, 2, 20)] = 2
-    touched(s)
-    img = p.paint(s)
+    pb = start(g)
+    put(pb, 0, square_at(g, 0, 10))
+    pb.car(1, out=True, chips=(0, 0, 0))  # its glue back to the supply (mixes hold it all)
+    pb.pit(2, "A2")
+    lay_chip(pb, square_at(g, 2, 20), 2)
+    img = p.paint(pb.build())
     assert img.shape == (300, 480, 3) and img.dtype == np.uint8
     assert len(np.unique(p.background.reshape(-1, 3), axis=0)) > 20
     assert (
@@ -437,8 +423,8 @@ def test_human_viewer_blits_the_frame_into_a_forced_pygame_window(monkeypatch):
 
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # a window without a screen
     monkeypatch.delenv("LUNATIX_FORCE_WINDOW", raising=False)
-    s = first_round(LOOP)
-    frame = LOOP_PAINTER.paint(s)
+    pb = start(LOOP)
+    frame = LOOP_PAINTER.paint(pb.build())
     unforced = HumanViewer()
     unforced.show(frame)
     assert not unforced.is_open  # the dummy driver counts as headless unless forced
@@ -448,8 +434,7 @@ def test_human_viewer_blits_the_frame_into_a_forced_pygame_window(monkeypatch):
         assert viewer.is_open
         shown = pygame.surfarray.array3d(viewer._screen).transpose(1, 0, 2)
         assert np.array_equal(shown, frame)
-        put(s, 0, square_at(LOOP, 1, 20))
-        frame2 = LOOP_PAINTER.paint(s)
+        frame2 = LOOP_PAINTER.paint(put(pb, 0, square_at(LOOP, 1, 20)).build())
         viewer.show(frame2)
         shown = pygame.surfarray.array3d(viewer._screen).transpose(1, 0, 2)
         assert np.array_equal(shown, frame2)

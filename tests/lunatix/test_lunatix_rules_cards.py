@@ -20,9 +20,13 @@ from lunatix_builders import (
     force,
     gadget_index,
     give_gadget,
+    give_lunacy,
     hazard_index,
+    lay_chip,
+    moved,
     put,
     square_at,
+    start,
     turbo_index,
 )
 
@@ -33,6 +37,7 @@ from lunatix_env.rules import (
     DecisionKind,
     Game,
     IllegalActionError,
+    PositionBuilder,
     ShopItem,
     State,
 )
@@ -80,44 +85,23 @@ def sq(g: Game, lane: int, offset: int) -> int:
 
 def setup(
     n: int = 2, speed: int = 40, luck: int = 3, lane: int = 1, turn_around: bool = False
-) -> tuple[Game, State]:
+) -> tuple[Game, PositionBuilder]:
     """Round 1: car 0 on the back straight (row 0), the others parked at their dots at 0 mph.
 
     Car 0 is faster than the parked cars, so with the same card it acts first.
     """
     g = new_game(n, turn_around)
-    s = first_round(g)
-    put(s, 0, sq(g, lane, 0), speed=speed)
-    s.cars[0].luck = luck
+    b = start(g)
+    put(b, 0, sq(g, lane, 0), speed=speed)
+    b.car(0, luck=luck)
     for seat in range(1, n):
-        s.cars[seat].speed = 0
-    s._legal = {}
-    return g, s
+        b.car(seat, speed=0)
+    return g, b
 
 
-def place_chip(s: State, square: int, kind: int) -> None:
-    """A road-hazard chip from the supply onto ``square`` (0 tacks, 1 oil, 2 glue)."""
-    s.supply[kind] -= 1
-    s.track_chips[square] = kind
-    s._legal = {}
-
-
-def give_lunacy(s: State, seat: int, name: str) -> int:
-    """Move the lunacy card ``name`` from the hazard deck to ``seat``."""
-    i = hazard_index(s.game, name)
-    s.hazard_deck[i] -= 1
-    s.cars[seat].lunacies.append(i)
-    s.cars[seat].lunacies.sort()
-    s._legal = {}
-    return i
-
-
-def to_discard(s: State, name: str, count: int | None = None) -> None:
+def to_discard(b: PositionBuilder, name: str, count: int | None = None) -> None:
     """Move ``count`` (default all remaining) copies of hazard ``name`` to the discards."""
-    i = hazard_index(s.game, name)
-    n = s.hazard_deck[i] if count is None else count
-    s.hazard_deck[i] -= n
-    s.hazard_discard[i] += n
+    b.discard("hazard", name, count)
 
 
 def cards(s: State, seat: int = 0) -> set[Action]:
@@ -143,15 +127,17 @@ def assert_dist(s: State, expected: dict[int, Fraction | float]) -> None:
         assert got[k] == pytest.approx(float(p), abs=1e-12), k
 
 
-def drive_onto_oil(s: State, luck: int = 0) -> None:
-    """Car 0 (row 0, 40 mph) plays Accelerate +0 and steps onto an oil chip on row 1."""
-    g = s.game
-    lane = g.track.lane[s.cars[0].square]
-    place_chip(s, sq(g, lane, 1), 1)
-    s.cars[0].luck = luck
+def drive_onto_oil(b: PositionBuilder, luck: int = 0) -> State:
+    """Car 0 (row 0, 40 mph) plays Accelerate +0 and steps onto an oil chip on row 1; the
+    state at the hazard draw."""
+    g = b.game
+    lane = g.track.lane[b.to_dict()["cars"][0]["square"]]
+    lay_chip(b, sq(g, lane, 1), 1)
+    s = b.car(0, luck=luck).build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     assert s.chance is not None and s.chance["kind"] == "hazard" and s.chance["seat"] == 0
+    return s
 
 
 def draw_hazard(s: State, name: str) -> None:
@@ -248,114 +234,109 @@ def test_chip_mix_takes_chips_from_the_supply():
 
 # ---------------------------------------------------------------------------- card legality
 def test_ram_card_needs_a_reachable_eligible_target():
-    g, s = setup(speed=40)
-    put(s, 1, sq(g, 1, 6))
+    g, b = setup(speed=40)
+    s = put(b, 1, sq(g, 1, 6)).build()
     assert card(Card.RAM) not in cards(s)  # 4 steps reach row 4; row 6 is out of reach
-    put(s, 1, sq(g, 1, 5))
+    s = put(b, 1, sq(g, 1, 5)).build()
     assert card(Card.RAM) in cards(s)  # reachable after 4 steps
-    put(s, 1, sq(g, 2, 0))
+    s = put(b, 1, sq(g, 2, 0)).build()
     assert card(Card.RAM) not in cards(s)  # never a car beside
-    put(s, 1, sq(g, 1, 1))
+    s = put(b, 1, sq(g, 1, 1)).build()
     assert card(Card.RAM) in cards(s)
-    s.cars[1].out = True
-    s._legal = {}
+    s = b.car(1, out=True).build()
     assert card(Card.RAM) not in cards(s)  # never a wrecked car
     assert_conserved(s)
 
 
 def test_brake_card_needs_speed_above_zero():
-    g, s = setup(speed=0)
+    g, b = setup(speed=0)
+    s = b.build()
     assert card(Card.BRAKE) not in cards(s)
-    put(s, 0, sq(g, 1, 0), speed=10)
+    s = put(b, 0, sq(g, 1, 0), speed=10).build()
     assert card(Card.BRAKE) in cards(s)
     assert_conserved(s)
 
 
 def test_drop_card_needs_a_chip_speed_10_and_not_in_pit():
-    g, s = setup(speed=10)
+    g, b = setup(speed=10)
+    s = b.build()
     car = s.cars[0]
     assert sum(car.chips) > 0
     assert card(Card.DROP) in cards(s)
-    put(s, 0, sq(g, 1, 0), speed=0)
+    s = put(b, 0, sq(g, 1, 0), speed=0).build()
     assert card(Card.DROP) not in cards(s)
-    put(s, 0, sq(g, 1, 0), speed=10)
-    for k in range(3):  # give every chip back to the supply
-        s.supply[k] += car.chips[k]
-        car.chips[k] = 0
-    s._legal = {}
+    put(b, 0, sq(g, 1, 0), speed=10)
+    s = b.car(0, chips=(0, 0, 0)).build()  # give every chip back to the supply
     assert card(Card.DROP) not in cards(s)
-    car.chips[2] += 1
-    s.supply[2] -= 1
-    car.in_pit = True
-    car.pit_opening = g.track.opening_index["A2"]
-    car.square = g.track.openings[car.pit_opening].square
-    s._legal = {}
+    b.car(0, chips=(0, 0, 1))
+    s = b.pit(0, "A2").build()
+    assert s.cars[0].square == g.track.openings[g.track.opening_index["A2"]].square
     assert card(Card.DROP) not in cards(s)
     assert_conserved(s)
 
 
 def test_accelerate_card_is_always_legal():
-    g, s = setup(speed=0)
-    car = s.cars[0]
-    for k in range(3):
-        s.supply[k] += car.chips[k]
-        car.chips[k] = 0
-    s._legal = {}
+    g, b = setup(speed=0)
+    s = b.car(0, chips=(0, 0, 0)).build()
     assert card(Card.ACCELERATE) in cards(s)
-    put(s, 0, sq(g, 1, 0), speed=140, max_speed=140)
+    s = put(b, 0, sq(g, 1, 0), speed=140, max_speed=140).build()
     assert card(Card.ACCELERATE) in cards(s)
-    car.in_pit = True
-    car.pit_opening = g.track.opening_index["A2"]
-    car.square = g.track.openings[car.pit_opening].square
-    car.speed = 0
-    s._legal = {}
+    s = b.pit(0, "A2").car(0, speed=0).build()
+    assert s.cars[0].square == g.track.openings[g.track.opening_index["A2"]].square
     assert cards(s) == {card(Card.ACCELERATE)}
     assert_conserved(s)
 
 
 def test_turn_around_card_only_with_the_optional_rule():
-    g, s = setup(speed=40, lane=0)
+    g, b = setup(speed=40, lane=0)
+    s = b.build()
     assert card(Card.TURN_AROUND) not in cards(s)
-    g2, s2 = setup(speed=40, lane=0, turn_around=True)
+    g2, b2 = setup(speed=40, lane=0, turn_around=True)
+    s2 = b2.build()
     assert card(Card.TURN_AROUND) in cards(s2)
     assert_conserved(s)
     assert_conserved(s2)
 
 
 def test_numbered_gadgets_playable_when_held():
-    g, s = setup(speed=40)
-    put(s, 1, sq(g, 1, 2))  # a reachable ram target
+    g, b = setup(speed=40)
+    put(b, 1, sq(g, 1, 2))  # a reachable ram target
     names = ("Charger", "Rocket Booster", "Battering Ram")
+    s = b.build()
     assert not {play(g, n) for n in names} & cards(s)
     for n in names:
-        give_gadget(s, 0, n)
+        give_gadget(b, 0, n)
+    s = b.build()
     assert {play(g, n) for n in names} <= cards(s)
     assert_conserved(s)
 
 
 def test_charger_playable_only_if_speed_plus_10_within_max():
-    g, s = setup(speed=100)
-    give_gadget(s, 0, "Charger")
-    put(s, 0, sq(g, 1, 0), speed=100, max_speed=100)
+    g, b = setup(speed=100)
+    give_gadget(b, 0, "Charger")
+    put(b, 0, sq(g, 1, 0), speed=100, max_speed=100)
+    s = b.build()
     assert play(g, "Charger") not in cards(s)
-    put(s, 0, sq(g, 1, 0), speed=90, max_speed=100)
+    s = put(b, 0, sq(g, 1, 0), speed=90, max_speed=100).build()
     assert play(g, "Charger") in cards(s)
     assert_conserved(s)
 
 
 def test_battering_ram_needs_a_reachable_target_like_ram():
-    g, s = setup(speed=40)
-    give_gadget(s, 0, "Battering Ram")
+    g, b = setup(speed=40)
+    give_gadget(b, 0, "Battering Ram")
+    s = b.build()
     assert play(g, "Battering Ram") not in cards(s)  # car 1 is far away
-    put(s, 1, sq(g, 0, 3))
+    s = put(b, 1, sq(g, 0, 3)).build()
     assert play(g, "Battering Ram") in cards(s)
     assert_conserved(s)
 
 
 def test_road_rage_forces_ram_whenever_ram_is_legal():
-    g, s = setup(speed=40)
-    give_lunacy(s, 0, "Road Rage")
-    give_gadget(s, 0, "Rocket Booster")
+    g, b = setup(speed=40)
+    give_lunacy(b, 0, "Road Rage")
+    give_gadget(b, 0, "Rocket Booster")
+    s = b.build()
     assert card(Card.RAM) not in cards(s)  # no target: any other card
     assert {
         card(Card.BRAKE),
@@ -363,36 +344,42 @@ def test_road_rage_forces_ram_whenever_ram_is_legal():
         card(Card.ACCELERATE),
         play(g, "Rocket Booster"),
     } <= cards(s)
-    put(s, 1, sq(g, 1, 3))
+    s = put(b, 1, sq(g, 1, 3)).build()
     assert cards(s) == {card(Card.RAM)}
     assert_conserved(s)
 
 
 def test_chicken_forbids_ram_and_overrides_road_rage():
-    g, s = setup(speed=40)
-    put(s, 1, sq(g, 1, 3))
+    g, b = setup(speed=40)
+    put(b, 1, sq(g, 1, 3))
+    s = b.build()
     assert card(Card.RAM) in cards(s)
-    give_lunacy(s, 0, "Chicken")
+    give_lunacy(b, 0, "Chicken")
+    s = b.build()
     assert card(Card.RAM) not in cards(s)
     assert {card(Card.BRAKE), card(Card.DROP), card(Card.ACCELERATE)} <= cards(s)
-    give_lunacy(s, 0, "Road Rage")
+    give_lunacy(b, 0, "Road Rage")
+    s = b.build()
     assert card(Card.RAM) not in cards(s)
     assert {card(Card.BRAKE), card(Card.DROP), card(Card.ACCELERATE)} <= cards(s)
     assert_conserved(s)
 
 
 def test_lead_foot_forbids_brake():
-    g, s = setup(speed=40)
+    g, b = setup(speed=40)
+    s = b.build()
     assert card(Card.BRAKE) in cards(s)
-    give_lunacy(s, 0, "Lead Foot")
+    give_lunacy(b, 0, "Lead Foot")
+    s = b.build()
     assert card(Card.BRAKE) not in cards(s)
     assert card(Card.ACCELERATE) in cards(s)
     assert_conserved(s)
 
 
 def test_speed_freak_makes_accelerate_turbo_only():
-    g, s = setup(speed=40)
-    give_lunacy(s, 0, "Speed Freak")
+    g, b = setup(speed=40)
+    give_lunacy(b, 0, "Speed Freak")
+    s = b.build()
     assert card(Card.ACCELERATE) in cards(s)
     choose(s, {0: Card.ACCELERATE})
     assert s.decision_kind() is DecisionKind.ACCELERATE and s.current_players() == (0,)
@@ -401,27 +388,31 @@ def test_speed_freak_makes_accelerate_turbo_only():
 
 
 def test_hoarder_forbids_drop():
-    g, s = setup(speed=40)
+    g, b = setup(speed=40)
+    s = b.build()
     assert card(Card.DROP) in cards(s)
-    give_lunacy(s, 0, "Hoarder")
+    give_lunacy(b, 0, "Hoarder")
+    s = b.build()
     assert card(Card.DROP) not in cards(s)
     assert_conserved(s)
 
 
 def test_tunnel_vision_changes_lanes_only_when_straight_ahead_is_blocked():
-    g, s = setup(speed=10)
+    g, b = setup(speed=10)
+    s = b.build()
     plain = s.clone()
     choose(plain, {0: Card.ACCELERATE})
     act(plain, A(K.ACCELERATE, 0))
     assert set(plain.legal_actions(0)) == {FRONT_LEFT, FRONT, FRONT_RIGHT}
 
-    give_lunacy(s, 0, "Tunnel Vision")
+    give_lunacy(b, 0, "Tunnel Vision")
+    s = b.build()
     free = s.clone()
     choose(free, {0: Card.ACCELERATE})
     act(free, A(K.ACCELERATE, 0))
     assert free.legal_actions(0) == [FRONT]
 
-    put(s, 1, sq(g, 1, 1))  # straight ahead blocked
+    s = put(b, 1, sq(g, 1, 1)).build()  # straight ahead blocked
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0))
     assert set(s.legal_actions(0)) == {FRONT_LEFT, FRONT_RIGHT}
@@ -433,12 +424,13 @@ def test_tunnel_vision_changes_lanes_only_when_straight_ahead_is_blocked():
 # ---------------------------------------------------------------------------- turn order
 def test_turn_order_follows_card_numbers():
     g = new_game(5, turn_around=True)
-    s = first_round(g)
+    b = start(g)
     # seat: (lane, row, speed); card numbers beat speed: the slowest car rams first
     layout = {2: (1, 0, 10), 0: (1, 1, 40), 4: (1, 6, 20), 3: (2, 6, 30), 1: (0, 8, 50)}
     for seat, (lane, row, speed) in layout.items():
-        put(s, seat, sq(g, lane, row), speed=speed)
+        put(b, seat, sq(g, lane, row), speed=speed)
     played = {2: Card.RAM, 4: Card.BRAKE, 3: Card.DROP, 0: Card.ACCELERATE, 1: Card.TURN_AROUND}
+    s = b.build()
     for seat, c in played.items():
         assert card(c) in cards(s, seat)
     choose(s, played)
@@ -448,9 +440,10 @@ def test_turn_order_follows_card_numbers():
 
 def test_turn_order_ties_faster_car_first():
     g = new_game(3)
-    s = first_round(g)
+    b = start(g)
     for seat, (row, speed) in enumerate(((6, 20), (0, 40), (3, 30))):
-        put(s, seat, sq(g, 1, row), speed=speed)
+        put(b, seat, sq(g, 1, row), speed=speed)
+    s = b.build()
     choose(s, {})
     assert s.order == [1, 2, 0]
     assert_conserved(s)
@@ -458,10 +451,11 @@ def test_turn_order_ties_faster_car_first():
 
 def test_turn_order_ties_same_speed_further_ahead_in_race_first():
     g = new_game(3)
-    s = first_round(g)
-    put(s, 0, sq(g, 1, 2), speed=30)
-    put(s, 1, sq(g, 0, 5), speed=30)  # (put wraps lap-0 progress past mid-lap: keep < 6)
-    put(s, 2, sq(g, 2, 0), speed=30, laps=1)  # behind on the board, a lap ahead in the race
+    b = start(g)
+    put(b, 0, sq(g, 1, 2), speed=30)
+    put(b, 1, sq(g, 0, 5), speed=30)  # (put wraps lap-0 progress past mid-lap: keep < 6)
+    put(b, 2, sq(g, 2, 0), speed=30, laps=1)  # behind on the board, a lap ahead in the race
+    s = b.build()
     choose(s, {})
     assert s.order == [2, 1, 0]
     assert_conserved(s)
@@ -469,9 +463,10 @@ def test_turn_order_ties_same_speed_further_ahead_in_race_first():
 
 def test_turn_order_ties_same_speed_and_progress_inside_lane_first():
     g = new_game(3)
-    s = first_round(g)
+    b = start(g)
     for seat, lane in enumerate((2, 0, 1)):
-        put(s, seat, sq(g, lane, 4), speed=30)
+        put(b, seat, sq(g, lane, 4), speed=30)
+    s = b.build()
     assert len({round(c.u, 6) for c in s.cars}) == 1  # straights line up
     choose(s, {})
     assert s.order == [1, 2, 0]
@@ -480,7 +475,8 @@ def test_turn_order_ties_same_speed_and_progress_inside_lane_first():
 
 # ---------------------------------------------------------------------------- speed cards
 def test_brake_10_to_40_before_moving_amounts_above_speed_not_offered():
-    g, s = setup(speed=30)
+    g, b = setup(speed=30)
+    s = b.build()
     choose(s, {0: Card.BRAKE})
     assert s.decision_kind() is DecisionKind.BRAKE
     assert set(s.legal_actions(0)) == {A(K.BRAKE, a) for a in (10, 20, 30)}
@@ -493,7 +489,8 @@ def test_brake_10_to_40_before_moving_amounts_above_speed_not_offered():
 
 
 def test_brake_40_to_zero_does_not_move():
-    g, s = setup(speed=40)
+    g, b = setup(speed=40)
+    s = b.build()
     choose(s, {0: Card.BRAKE})
     assert set(s.legal_actions(0)) == {A(K.BRAKE, a) for a in (10, 20, 30, 40)}
     act(s, A(K.BRAKE, 40))
@@ -508,8 +505,9 @@ def test_brake_40_to_zero_does_not_move():
     [(40, 140, (0, 10, 20)), (130, 140, (0, 10)), (140, 140, (0,))],
 )
 def test_accelerate_0_10_20_not_above_max_or_turbo(speed, max_speed, amounts):
-    g, s = setup(speed=speed)
-    put(s, 0, sq(g, 1, 0), speed=speed, max_speed=max_speed)
+    g, b = setup(speed=speed)
+    put(b, 0, sq(g, 1, 0), speed=speed, max_speed=max_speed)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     assert set(s.legal_actions(0)) == {A(K.ACCELERATE, a) for a in amounts} | {A(K.TURBO)}
     act(s, A(K.ACCELERATE, amounts[-1]))
@@ -519,9 +517,10 @@ def test_accelerate_0_10_20_not_above_max_or_turbo(speed, max_speed, amounts):
 
 @pytest.mark.parametrize(("max_speed", "amounts"), [(140, (10, 20, 30, 40)), (60, (10, 20))])
 def test_charger_adds_10_to_40_not_above_max(max_speed, amounts):
-    g, s = setup(speed=40)
-    put(s, 0, sq(g, 1, 0), speed=40, max_speed=max_speed)
-    gi = give_gadget(s, 0, "Charger")
+    g, b = setup(speed=40)
+    put(b, 0, sq(g, 1, 0), speed=40, max_speed=max_speed)
+    gi = give_gadget(b, 0, "Charger")
+    s = b.build()
     choose(s, {0: play(g, "Charger")})
     assert s.decision_kind() is DecisionKind.CHARGE
     assert set(s.legal_actions(0)) == {A(K.CHARGE, a) for a in amounts}
@@ -532,12 +531,13 @@ def test_charger_adds_10_to_40_not_above_max(max_speed, amounts):
 
 
 def test_rocket_booster_plus_60_ignores_max_passes_over_cars_clamped_at_end():
-    g, s = setup(speed=20)
-    put(s, 0, sq(g, 1, 0), speed=20, max_speed=40)
-    put(s, 1, sq(g, 1, 1), speed=0)  # directly ahead
-    place_chip(s, sq(g, 1, 3), 0)  # passed over: stays on the track
-    place_chip(s, sq(g, 1, 8), 0)  # the final square: applies there
-    gi = give_gadget(s, 0, "Rocket Booster")
+    g, b = setup(speed=20)
+    put(b, 0, sq(g, 1, 0), speed=20, max_speed=40)
+    put(b, 1, sq(g, 1, 1), speed=0)  # directly ahead
+    lay_chip(b, sq(g, 1, 3), 0)  # passed over: stays on the track
+    lay_chip(b, sq(g, 1, 8), 0)  # the final square: applies there
+    gi = give_gadget(b, 0, "Rocket Booster")
+    s = b.build()
     choose(s, {0: play(g, "Rocket Booster")})
     assert not s.is_chance_node()  # no turbo card, no explosion
     assert s.cars[0].speed == 80  # above max 40 for this turn
@@ -559,8 +559,9 @@ def test_rocket_booster_plus_60_ignores_max_passes_over_cars_clamped_at_end():
 
 # ---------------------------------------------------------------------------- damage dice
 def test_damage_dice_chance_outcomes_are_the_exact_convolution():
-    g, s = setup(speed=40, luck=0)
-    place_chip(s, sq(g, 1, 1), 0)  # tacks: one die
+    g, b = setup(speed=40, luck=0)
+    lay_chip(b, sq(g, 1, 1), 0)  # tacks: one die
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     assert s.chance["kind"] == "dice" and s.chance["n"] == 1 and s.chance["seat"] == 0
@@ -568,8 +569,8 @@ def test_damage_dice_chance_outcomes_are_the_exact_convolution():
     force(s, [0])
     assert_conserved(s)
 
-    g2, s2 = setup(speed=40)
-    drive_onto_oil(s2)
+    g2, b2 = setup(speed=40)
+    s2 = drive_onto_oil(b2)
     draw_hazard(s2, "Blown Gasket")
     assert s2.chance["kind"] == "dice" and s2.chance["n"] == 2
     assert_dist(
@@ -595,9 +596,10 @@ def test_damage_dice_chance_outcomes_are_the_exact_convolution():
 
 
 def test_each_hit_lowers_max_by_10_and_clamps_speed_at_once():
-    g, s = setup(speed=40, luck=0)
-    put(s, 0, sq(g, 1, 0), speed=40, max_speed=50)
-    place_chip(s, sq(g, 1, 1), 0)
+    g, b = setup(speed=40, luck=0)
+    put(b, 0, sq(g, 1, 0), speed=40, max_speed=50)
+    lay_chip(b, sq(g, 1, 1), 0)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     force(s, [2])
@@ -611,8 +613,9 @@ def test_each_hit_lowers_max_by_10_and_clamps_speed_at_once():
 
 
 def test_turbo_turn_damage_lowers_only_max_until_end_of_turn():
-    g, s = setup(speed=40, luck=0)
-    put(s, 0, sq(g, 1, 0), speed=40, max_speed=90)
+    g, b = setup(speed=40, luck=0)
+    put(b, 0, sq(g, 1, 0), speed=40, max_speed=90)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
     force(s, [turbo_index(g, "+40 Bang")])
@@ -631,9 +634,10 @@ def test_turbo_turn_damage_lowers_only_max_until_end_of_turn():
 
 
 def test_car_whose_max_reaches_zero_is_out_as_an_obstacle_at_speed_zero():
-    g, s = setup(speed=20, luck=0)
-    put(s, 0, sq(g, 1, 0), speed=20, max_speed=20)
-    place_chip(s, sq(g, 1, 1), 0)
+    g, b = setup(speed=20, luck=0)
+    put(b, 0, sq(g, 1, 0), speed=20, max_speed=20)
+    lay_chip(b, sq(g, 1, 1), 0)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     force(s, [2])
@@ -643,7 +647,7 @@ def test_car_whose_max_reaches_zero_is_out_as_an_obstacle_at_speed_zero():
     assert s.current_players() == (1,)  # car 0's move ended
     act(s, A(K.ACCELERATE, 0))
     assert s.decision_kind() is DecisionKind.CARD and s.current_players() == (1,)
-    put(s, 1, sq(g, 1, 0), speed=10)  # right behind the wreck
+    s = moved(s, 1, sq(g, 1, 0), speed=10)  # right behind the wreck
     assert card(Card.RAM) not in cards(s, 1)  # a wreck is no ram target
     choose(s, {1: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0))
@@ -654,10 +658,10 @@ def test_car_whose_max_reaches_zero_is_out_as_an_obstacle_at_speed_zero():
 
 # ---------------------------------------------------------------------------- decks
 def test_hazard_draw_probabilities_are_remaining_counts_and_drawn_cards_leave_the_deck():
-    g, s = setup(speed=40)
-    to_discard(s, "Fender Bender")
-    to_discard(s, "Skid")
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    to_discard(b, "Fender Bender")
+    to_discard(b, "Skid")
+    s = drive_onto_oil(b)
     total = sum(s.hazard_deck)
     assert total == 16
     assert_dist(s, {i: Fraction(n, 16) for i, n in enumerate(s.hazard_deck) if n})
@@ -672,8 +676,9 @@ def test_hazard_draw_probabilities_are_remaining_counts_and_drawn_cards_leave_th
 
 
 def test_several_owed_hazard_cards_are_all_drawn_before_any_is_applied():
-    g, s = setup(speed=80, luck=0)
-    put(s, 0, sq(g, 1, 11), speed=80)  # next square: first square of a 60 mph curve
+    g, b = setup(speed=80, luck=0)
+    put(b, 0, sq(g, 1, 11), speed=80)  # next square: first square of a 60 mph curve
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     assert g.track.rating[s.cars[0].square] == 60
@@ -693,13 +698,14 @@ def test_several_owed_hazard_cards_are_all_drawn_before_any_is_applied():
 
 
 def test_hazard_deck_reshuffles_its_discards_when_empty():
-    g, s = setup(speed=80, luck=0)
+    g, b = setup(speed=80, luck=0)
     cc = hazard_index(g, "Close Call")
     for c in g.decks.hazard:
         if c.name != "Close Call":
-            to_discard(s, c.name)
+            to_discard(b, c.name)
+    s = b.build()
     assert sum(s.hazard_deck) == 1
-    put(s, 0, sq(g, 1, 11), speed=80)
+    s = put(b, 0, sq(g, 1, 11), speed=80).build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)  # two cards owed
     assert_dist(s, {cc: 1})
@@ -719,11 +725,10 @@ def test_hazard_deck_reshuffles_its_discards_when_empty():
 
 
 def test_turbo_draw_probabilities_and_click_reshuffles_every_turbo_card():
-    g, s = setup(speed=40, luck=0)
+    g, b = setup(speed=40, luck=0)
     for name in ("+20", "+60"):
-        i = turbo_index(g, name)
-        s.turbo_discard[i] += s.turbo_deck[i]
-        s.turbo_deck[i] = 0
+        b.discard("turbo", name)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
     assert s.chance["kind"] == "turbo"
@@ -748,7 +753,8 @@ def test_turbo_draw_probabilities_and_click_reshuffles_every_turbo_card():
     ],
 )
 def test_turbo_explosions_roll_their_dice(name, amount, dice):
-    g, s = setup(speed=40, luck=0)
+    g, b = setup(speed=40, luck=0)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
     ti = turbo_index(g, name)
@@ -769,8 +775,8 @@ def test_turbo_explosions_roll_their_dice(name, amount, dice):
 
 # ---------------------------------------------------------------------------- luck
 def test_luck_chip_cancels_a_hazard_card_and_draws_again():
-    g, s = setup(speed=40)
-    drive_onto_oil(s, luck=2)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b, luck=2)
     skid, bg, cc = (hazard_index(g, n) for n in ("Skid", "Blown Gasket", "Close Call"))
     draw_hazard(s, "Skid")
     assert s.decision_kind() is DecisionKind.LUCK
@@ -793,7 +799,8 @@ def test_luck_chip_cancels_a_hazard_card_and_draws_again():
 
 
 def test_luck_chip_cancels_a_turbo_card_and_draws_again():
-    g, s = setup(speed=40, luck=1)
+    g, b = setup(speed=40, luck=1)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
     p10 = turbo_index(g, "+10")
@@ -811,21 +818,22 @@ def test_luck_chip_cancels_a_turbo_card_and_draws_again():
 
 
 def test_luck_decision_offered_only_with_luck_or_fuzzy_dice():
-    g, s = setup(speed=40)
-    drive_onto_oil(s, luck=0)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b, luck=0)
     draw_hazard(s, "Close Call")
     assert s.decision_kind() is DecisionKind.STEP
 
-    g2, s2 = setup(speed=40, luck=0)
+    g2, b2 = setup(speed=40, luck=0)
+    s2 = b2.build()
     choose(s2, {0: Card.ACCELERATE})
     act(s2, A(K.TURBO))
     force(s2, [turbo_index(g2, "+10")])
     assert s2.decision_kind() is DecisionKind.STEP
     assert s2.cars[0].speed == 50
 
-    g3, s3 = setup(speed=40)
-    fz = give_gadget(s3, 0, "Fuzzy Dice")
-    drive_onto_oil(s3, luck=0)
+    g3, b3 = setup(speed=40)
+    fz = give_gadget(b3, 0, "Fuzzy Dice")
+    s3 = drive_onto_oil(b3, luck=0)
     draw_hazard(s3, "Close Call")
     assert s3.decision_kind() is DecisionKind.LUCK
     assert set(s3.legal_actions(0)) == {A(K.LUCK, 0), A(K.USE_GADGET, fz)}
@@ -834,9 +842,9 @@ def test_luck_decision_offered_only_with_luck_or_fuzzy_dice():
 
 
 def test_fuzzy_dice_acts_as_one_luck_chip_and_is_spent_face_up():
-    g, s = setup(speed=40)
-    fz = give_gadget(s, 0, "Fuzzy Dice")
-    drive_onto_oil(s, luck=0)
+    g, b = setup(speed=40)
+    fz = give_gadget(b, 0, "Fuzzy Dice")
+    s = drive_onto_oil(b, luck=0)
     bg = hazard_index(g, "Blown Gasket")
     draw_hazard(s, "Blown Gasket")
     act(s, A(K.USE_GADGET, fz))
@@ -854,8 +862,8 @@ def test_fuzzy_dice_acts_as_one_luck_chip_and_is_spent_face_up():
 # ---------------------------------------------------------------------------- hazard effects
 @pytest.mark.parametrize(("name", "dice"), [("Fender Bender", 1), ("Blown Gasket", 2)])
 def test_damage_hazard_cards_roll_their_dice(name, dice):
-    g, s = setup(speed=40)
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b)
     draw_hazard(s, name)
     assert s.chance["kind"] == "dice" and s.chance["n"] == dice and s.chance["seat"] == 0
     force(s, [2])
@@ -865,8 +873,8 @@ def test_damage_hazard_cards_roll_their_dice(name, dice):
 
 
 def test_skid_slides_one_lane_outward_using_no_movement():
-    g, s = setup(speed=40)
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b)
     draw_hazard(s, "Skid")
     assert s.cars[0].square == sq(g, 2, 1)
     assert s.decision_kind() is DecisionKind.STEP
@@ -878,8 +886,8 @@ def test_skid_slides_one_lane_outward_using_no_movement():
 
 
 def test_skid_past_the_outside_lane_hits_the_wall_3_dice_and_ends_the_move():
-    g, s = setup(speed=40, lane=2)
-    drive_onto_oil(s)
+    g, b = setup(speed=40, lane=2)
+    s = drive_onto_oil(b)
     draw_hazard(s, "Skid")
     assert s.chance["kind"] == "dice" and s.chance["n"] == 3 and s.chance["seat"] == 0
     force(s, [1])
@@ -890,9 +898,9 @@ def test_skid_past_the_outside_lane_hits_the_wall_3_dice_and_ends_the_move():
 
 
 def test_skid_into_a_car_you_1_die_it_2_you_stay():
-    g, s = setup(speed=40)
-    put(s, 1, sq(g, 2, 1), speed=0)
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    put(b, 1, sq(g, 2, 1), speed=0)
+    s = drive_onto_oil(b)
     draw_hazard(s, "Skid")
     rolls = []
     for _ in range(2):
@@ -911,8 +919,8 @@ def test_skid_into_a_car_you_1_die_it_2_you_stay():
     [("Brake 10", 40, 30), ("Brake 20", 40, 20), ("Brake 30", 40, 10), ("Brake 30", 20, 0)],
 )
 def test_hazard_brake_loses_that_much_speed_never_below_zero(name, speed, after):
-    g, s = setup(speed=speed)
-    drive_onto_oil(s)
+    g, b = setup(speed=speed)
+    s = drive_onto_oil(b)
     draw_hazard(s, name)
     assert s.cars[0].speed == after
     assert s.hazard_discard[hazard_index(g, name)] == 1
@@ -920,8 +928,8 @@ def test_hazard_brake_loses_that_much_speed_never_below_zero(name, speed, after)
 
 
 def test_close_call_does_nothing():
-    g, s = setup(speed=40)
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b)
     before = (s.cars[0].speed, s.cars[0].max_speed, s.cars[0].square, s.cars[0].luck)
     draw_hazard(s, "Close Call")
     assert (s.cars[0].speed, s.cars[0].max_speed, s.cars[0].square, s.cars[0].luck) == before
@@ -933,8 +941,8 @@ def test_close_call_does_nothing():
 
 @pytest.mark.parametrize("name", LUNACIES)
 def test_kept_lunacy_stays_with_the_player_face_up(name):
-    g, s = setup(speed=40)
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b)
     i = hazard_index(g, name)
     draw_hazard(s, name)
     assert s.cars[0].lunacies == [i]
@@ -945,8 +953,8 @@ def test_kept_lunacy_stays_with_the_player_face_up(name):
 
 @pytest.mark.parametrize(("luck", "after"), [(2, 1), (0, 0)])
 def test_panic_attack_loses_one_luck_chip(luck, after):
-    g, s = setup(speed=40)
-    drive_onto_oil(s, luck=luck)
+    g, b = setup(speed=40)
+    s = drive_onto_oil(b, luck=luck)
     draw_hazard(s, "Panic Attack")
     if luck:
         act(s, A(K.LUCK, 0))  # keep the card
@@ -959,9 +967,10 @@ def test_panic_attack_loses_one_luck_chip(luck, after):
 # ---------------------------------------------------------------------------- gray gadgets
 @pytest.mark.parametrize("use", [True, False])
 def test_armor_plating_cancels_one_damage_roll(use):
-    g, s = setup(speed=40, luck=0)
-    gi = give_gadget(s, 0, "Armor Plating")
-    place_chip(s, sq(g, 1, 1), 0)
+    g, b = setup(speed=40, luck=0)
+    gi = give_gadget(b, 0, "Armor Plating")
+    lay_chip(b, sq(g, 1, 1), 0)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
     force(s, [2])
@@ -978,9 +987,9 @@ def test_armor_plating_cancels_one_damage_roll(use):
 
 @pytest.mark.parametrize("use", [True, False])
 def test_roll_cage_reduces_one_damage_roll_by_2_hits(use):
-    g, s = setup(speed=40)
-    gi = give_gadget(s, 0, "Roll Cage")
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    gi = give_gadget(b, 0, "Roll Cage")
+    s = drive_onto_oil(b)
     draw_hazard(s, "Blown Gasket")
     force(s, [3])
     assert s.decision_kind() is DecisionKind.PROTECT
@@ -996,9 +1005,9 @@ def test_roll_cage_reduces_one_damage_roll_by_2_hits(use):
 
 @pytest.mark.parametrize("use", [True, False])
 def test_racing_tires_cancel_a_skid(use):
-    g, s = setup(speed=40)
-    gi = give_gadget(s, 0, "Racing Tires")
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    gi = give_gadget(b, 0, "Racing Tires")
+    s = drive_onto_oil(b)
     draw_hazard(s, "Skid")
     assert s.decision_kind() is DecisionKind.GADGET
     assert set(s.legal_actions(0)) == {A(K.DECLINE), A(K.USE_GADGET, gi)}
@@ -1014,9 +1023,9 @@ def test_racing_tires_cancel_a_skid(use):
 
 @pytest.mark.parametrize("use", [True, False])
 def test_power_brakes_cancel_a_hazard_brake(use):
-    g, s = setup(speed=40)
-    gi = give_gadget(s, 0, "Power Brakes")
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    gi = give_gadget(b, 0, "Power Brakes")
+    s = drive_onto_oil(b)
     draw_hazard(s, "Brake 20")
     assert s.decision_kind() is DecisionKind.GADGET
     assert set(s.legal_actions(0)) == {A(K.DECLINE), A(K.USE_GADGET, gi)}
@@ -1032,9 +1041,9 @@ def test_power_brakes_cancel_a_hazard_brake(use):
 
 @pytest.mark.parametrize("use", [True, False])
 def test_shrinks_card_cancels_a_lunacy_as_it_is_drawn(use):
-    g, s = setup(speed=40)
-    gi = give_gadget(s, 0, "Shrink's Card")
-    drive_onto_oil(s)
+    g, b = setup(speed=40)
+    gi = give_gadget(b, 0, "Shrink's Card")
+    s = drive_onto_oil(b)
     ch = hazard_index(g, "Chicken")
     draw_hazard(s, "Chicken")
     assert s.decision_kind() is DecisionKind.GADGET
@@ -1050,8 +1059,9 @@ def test_shrinks_card_cancels_a_lunacy_as_it_is_drawn(use):
 
 @pytest.mark.parametrize("use", [True, False])
 def test_fire_extinguisher_cancels_a_turbo_explosions_damage(use):
-    g, s = setup(speed=40, luck=0)
-    gi = give_gadget(s, 0, "Fire Extinguisher")
+    g, b = setup(speed=40, luck=0)
+    gi = give_gadget(b, 0, "Fire Extinguisher")
+    s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
     force(s, [turbo_index(g, "+50 Big Bang")])
@@ -1072,18 +1082,19 @@ def test_fire_extinguisher_cancels_a_turbo_explosions_damage(use):
 
 
 # ---------------------------------------------------------------------------- gadget deck
-def into_pit(g: Game, s: State) -> None:
+def into_pit(g: Game, b: PositionBuilder) -> State:
     """Car 0 at opening A2 at 10 mph plays Accelerate +0 and steps into the pit."""
     a2 = g.track.openings[g.track.opening_index["A2"]].square
-    put(s, 0, a2, speed=10)
+    s = put(b, 0, a2, speed=10).build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), A(K.ENTER_PIT, 0))
     assert s.cars[0].in_pit and s.decision_kind() is DecisionKind.SHOP
+    return s
 
 
 def test_gadget_draw_is_uniform_over_the_unordered_top():
-    g, s = setup(speed=10)
-    into_pit(g, s)
+    g, b = setup(speed=10)
+    s = into_pit(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
     assert s.chance["kind"] == "gadget"
     assert_dist(s, {i: Fraction(1, 10) for i in range(10)})
@@ -1101,11 +1112,12 @@ def test_gadget_draw_is_uniform_over_the_unordered_top():
 
 
 def test_gadget_bottom_queue_used_only_when_the_top_is_empty():
-    g, s = setup(speed=10)
-    s.gadget_top = [4]
-    s.gadget_bottom = [[6, 1], [7, 1], [8, 1]]
-    s.cars[1].spent = [0, 1, 2, 3, 5, 9]
-    into_pit(g, s)
+    g, b = setup(speed=10)
+    names = [c.name for c in g.decks.gadgets]
+    b.car(1, spent=[names[i] for i in (0, 1, 2, 3, 5, 9)])
+    b.gadget_bottom([(names[i], 1) for i in (6, 7, 8)])
+    assert b.to_dict()["gadget_top"] == [4]
+    s = into_pit(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
     assert s.chance["kind"] == "gadget"
     assert_dist(s, {4: 1})
@@ -1125,9 +1137,9 @@ def test_gadget_bottom_queue_used_only_when_the_top_is_empty():
 
 
 def test_fourth_gadget_forces_a_discard_to_the_bottom():
-    g, s = setup(speed=10)
-    held = [give_gadget(s, 0, n) for n in ("Charger", "Rocket Booster", "Battering Ram")]
-    into_pit(g, s)
+    g, b = setup(speed=10)
+    held = [give_gadget(b, 0, n) for n in ("Charger", "Rocket Booster", "Battering Ram")]
+    s = into_pit(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
     armor, cage = gadget_index(g, "Armor Plating"), gadget_index(g, "Roll Cage")
     force(s, [armor, cage])

@@ -14,15 +14,18 @@ from lunatix_builders import (
     K,
     act,
     choose,
-    first_round,
+    edited,
     force,
     game,
     hazard_index,
+    lay_chip,
+    moved,
     put,
     square_at,
+    start,
 )
 
-from lunatix_env.rules import Card, Game, Outcome, State
+from lunatix_env.rules import Card, Game, Outcome, PositionBuilder, State
 
 ACC = Card.ACCELERATE
 FRONT_LEFT, FRONT, FRONT_RIGHT = 0, 1, 2
@@ -30,15 +33,14 @@ TACKS, OIL, GLUE = 0, 1, 2
 
 
 # ---------------------------------------------------------------------------- helpers
-def setup(n: int = 2, **overrides: object) -> tuple[Game, State]:
-    """A game at round 1's card decision, every car without luck chips and at 0 mph."""
+def setup(n: int = 2, **overrides: object) -> tuple[Game, PositionBuilder]:
+    """A game and a builder at round 1's card decision, every car without luck chips and at
+    0 mph."""
     g = game(num_players=n, **overrides)
-    s = first_round(g)
-    for c in s.cars:
-        c.luck = 0
-        c.speed = 0
-    s._legal = {}
-    return g, s
+    b = start(g)
+    for seat in range(n):
+        b.car(seat, luck=0, speed=0)
+    return g, b
 
 
 def step(direction: int, drop: bool = False) -> A:
@@ -53,13 +55,6 @@ def back_straight(g: Game, lane: int, k: int) -> int:
     """The ``k``-th square of the back straight in ``lane`` (the lanes line up there)."""
     first = {0: 20, 1: 24, 2: 28}[lane]
     return square_at(g, lane, first + k)
-
-
-def lay_chip(s: State, square: int, kind: int) -> None:
-    """Take a chip of ``kind`` from the supply and lay it on ``square``."""
-    s.supply[kind] -= 1
-    s.track_chips[square] = kind
-    s._legal = {}
 
 
 def start_move(s: State, seat: int = 0, card: Card = ACC, accel: int = 0) -> None:
@@ -105,10 +100,11 @@ def chip_total(s: State) -> list[int]:
 
 # ---------------------------------------------------------------------------- movement
 def test_car_moves_speed_over_10_squares_with_one_step_decision_per_square():
-    g, s = setup()
+    g, b = setup()
     start = back_straight(g, 1, 0)
-    put(s, 0, start, speed=40)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, start, speed=40)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     path = []
     while step_decider(s) == 0:
@@ -121,18 +117,19 @@ def test_car_moves_speed_over_10_squares_with_one_step_decision_per_square():
 
 
 def test_legal_steps_are_the_existing_free_front_left_front_front_right_squares():
-    g, s = setup(n=3)
-    put(s, 0, back_straight(g, 1, 0), speed=30)
-    put(s, 1, back_straight(g, 0, 0), speed=20)  # inside lane: no front-left square
-    put(s, 2, lane_sq(g, 0, 2), speed=0)
+    g, b = setup(n=3)
+    put(b, 0, back_straight(g, 1, 0), speed=30)
+    put(b, 1, back_straight(g, 0, 0), speed=20)  # inside lane: no front-left square
+    put(b, 2, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     choose(s, {})
     act(s, A(K.ACCELERATE, 0))
     # middle lane, nothing ahead: all three directions, no drop variants
     assert s.legal_actions(0) == [step(FRONT_LEFT), step(FRONT), step(FRONT_RIGHT)]
     # block the front-right square with another car
-    put(s, 2, back_straight(g, 2, 1), speed=0)
+    s = moved(s, 2, back_straight(g, 2, 1), speed=0)
     assert s.legal_actions(0) == [step(FRONT_LEFT), step(FRONT)]
-    put(s, 2, lane_sq(g, 0, 2), speed=0)
+    s = moved(s, 2, lane_sq(g, 0, 2), speed=0)
     act(s, step(FRONT), step(FRONT), step(FRONT))
     # seat 1 on the inside lane: front-left does not exist
     act(s, A(K.ACCELERATE, 0))
@@ -141,20 +138,22 @@ def test_legal_steps_are_the_existing_free_front_left_front_front_right_squares(
 
 
 def test_legal_steps_on_the_outside_lane_have_no_front_right():
-    g, s = setup()
-    put(s, 0, back_straight(g, 2, 0), speed=20)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    g, b = setup()
+    put(b, 0, back_straight(g, 2, 0), speed=20)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     assert s.legal_actions(0) == [step(FRONT_LEFT), step(FRONT)]
 
 
 def test_legal_steps_of_a_car_facing_clockwise_are_its_own_left_front_and_right():
     # facing against the race direction, front-left is toward the outside
-    g, s = setup()
+    g, b = setup()
     tr = g.track
     here = back_straight(g, 0, 5)
-    put(s, 0, here, speed=20, facing=1)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, here, speed=20, facing=1)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     assert s.legal_actions(0) == [step(FRONT_LEFT), step(FRONT)]
     act(s, step(FRONT_LEFT))
@@ -163,10 +162,11 @@ def test_legal_steps_of_a_car_facing_clockwise_are_its_own_left_front_and_right(
 
 
 def test_a_wrecked_car_blocks_its_square():
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=20)
-    put(s, 1, back_straight(g, 1, 1), speed=0, max_speed=0)
-    s.cars[1].out = True
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=20)
+    put(b, 1, back_straight(g, 1, 1), speed=0, max_speed=0)
+    b.car(1, out=True)
+    s = b.build()
     start_move(s)
     assert step_decider(s) == 0
     assert step(FRONT) not in s.legal_actions(0)
@@ -174,10 +174,11 @@ def test_a_wrecked_car_blocks_its_square():
 
 
 def test_car_never_moves_back():
-    g, s = setup()
+    g, b = setup()
     tr = g.track
-    put(s, 0, back_straight(g, 1, 0), speed=50)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, back_straight(g, 1, 0), speed=50)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     while step_decider(s) == 0:
         here = s.cars[0].square
@@ -190,10 +191,11 @@ def test_car_never_moves_back():
 
 
 def test_speed_zero_means_no_step():
-    g, s = setup()
+    g, b = setup()
     start = back_straight(g, 1, 0)
-    put(s, 0, start, speed=0)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, start, speed=0)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     choose(s, {})
     for _ in range(2):
         assert s.decision["kind"] == "accelerate"
@@ -205,10 +207,11 @@ def test_speed_zero_means_no_step():
 
 # ---------------------------------------------------------------------------- mid-move slowing
 def test_glue_met_mid_move_shortens_the_move_as_if_started_at_the_new_speed():
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=60)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    lay_chip(s, back_straight(g, 1, 2), GLUE)
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=60)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    lay_chip(b, back_straight(g, 1, 2), GLUE)
+    s = b.build()
     start_move(s)
     n = drive_front(s, 0)
     assert s.cars[0].speed == 40
@@ -217,10 +220,11 @@ def test_glue_met_mid_move_shortens_the_move_as_if_started_at_the_new_speed():
 
 
 def test_glue_met_after_moving_that_far_ends_the_move_at_once():
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=40)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    lay_chip(s, back_straight(g, 1, 3), GLUE)
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=40)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    lay_chip(b, back_straight(g, 1, 3), GLUE)
+    s = b.build()
     start_move(s)
     n = drive_front(s, 0)
     assert s.cars[0].speed == 20
@@ -231,13 +235,14 @@ def test_glue_met_after_moving_that_far_ends_the_move_at_once():
 
 # ---------------------------------------------------------------------------- curves
 def test_curve_entry_draws_one_hazard_card_per_10_mph_over_the_rating():
-    g, s = setup()
+    g, b = setup()
     tr = g.track
     before, entry = lane_sq(g, 2, 5), lane_sq(g, 2, 6)
     assert tr.curve[before] is None and tr.curve[entry] == 0 and tr.rating[entry] == 80
     assert g.track.spec.curves[0].name == "Curve 1"
-    put(s, 0, before, speed=100)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, before, speed=100)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT))
     assert s.cars[0].square == entry
@@ -254,9 +259,10 @@ def test_curve_entry_draws_one_hazard_card_per_10_mph_over_the_rating():
 
 @pytest.mark.parametrize("speed", [80, 70])
 def test_curve_entry_at_or_below_the_rating_draws_no_card(speed):
-    g, s = setup()
-    put(s, 0, lane_sq(g, 2, 5), speed=speed)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    g, b = setup()
+    put(b, 0, lane_sq(g, 2, 5), speed=speed)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT))
     assert s.cars[0].square == lane_sq(g, 2, 6)
@@ -266,13 +272,14 @@ def test_curve_entry_at_or_below_the_rating_draws_no_card(speed):
 
 
 def test_moving_one_lane_inward_in_a_curve_faster_than_the_new_rating_draws_one_card():
-    g, s = setup()
+    g, b = setup()
     tr = g.track
     here = lane_sq(g, 2, 8)  # Curve 1, outside lane, rating 80
     dest = tr.forward(here, 0)[0]
     assert tr.curve[here] == tr.curve[dest] == 0 and tr.rating[dest] == 60
-    put(s, 0, here, speed=90)  # 30 mph over the new square's rating: still one card
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, here, speed=90)  # 30 mph over the new square's rating: still one card
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT_LEFT))
     assert s.cars[0].square == dest
@@ -284,11 +291,12 @@ def test_moving_one_lane_inward_in_a_curve_faster_than_the_new_rating_draws_one_
 
 
 def test_moving_straight_or_outward_inside_a_curve_draws_no_card():
-    g, s = setup()
+    g, b = setup()
     tr = g.track
     here = lane_sq(g, 1, 7)  # Curve 1, middle lane, rating 60
-    put(s, 0, here, speed=90)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, here, speed=90)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT))
     mid = s.cars[0].square
@@ -303,11 +311,12 @@ def test_moving_straight_or_outward_inside_a_curve_draws_no_card():
 
 @pytest.mark.parametrize("amount,cards", [(10, 1), (20, 2)])
 def test_accelerating_on_a_curve_square_above_its_rating_draws_one_card_per_10_mph(amount, cards):
-    g, s = setup()
+    g, b = setup()
     here = lane_sq(g, 2, 7)  # Curve 1, outside lane, rating 80
     assert g.track.rating[here] == 80
-    put(s, 0, here, speed=80)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, here, speed=80)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s, accel=amount)
     assert s.cars[0].speed == 80 + amount
     close, panic = hazard_index(g, "Close Call"), hazard_index(g, "Panic Attack")
@@ -321,10 +330,11 @@ def test_accelerating_on_a_curve_square_above_its_rating_draws_one_card_per_10_m
 
 
 def test_accelerating_on_a_curve_square_to_at_most_its_rating_draws_no_card():
-    g, s = setup()
+    g, b = setup()
     here = lane_sq(g, 2, 7)  # rating 80
-    put(s, 0, here, speed=60)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, here, speed=60)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s, accel=20)
     assert s.cars[0].speed == 80
     assert s.chance is None and step_decider(s) == 0
@@ -344,21 +354,23 @@ def test_every_curve_square_has_its_own_rating_entry_first_half_exit_second_half
 def test_inward_move_in_a_curve_is_judged_by_the_new_squares_own_rating():
     # the same speed and the same inward move draw a card into an entry-half square
     # (rating 60) and none into an exit-half square (rating 70)
-    g, s = setup()
+    g, b = setup()
     tr = g.track
     early, late = lane_sq(g, 2, 8), lane_sq(g, 2, 10)
     to_early, to_late = tr.forward(early, 0)[0], tr.forward(late, 0)[0]
     assert tr.rating[to_early] == 60 and tr.rating[to_late] == 70
-    put(s, 0, late, speed=70)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    put(b, 0, late, speed=70)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT_LEFT))
     assert s.cars[0].square == to_late
     assert s.chance is None and step_decider(s) == 0
 
-    g, s = setup()
-    put(s, 0, early, speed=70)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
+    g, b = setup()
+    put(b, 0, early, speed=70)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT_LEFT))
     assert s.cars[0].square == to_early
@@ -367,11 +379,12 @@ def test_inward_move_in_a_curve_is_judged_by_the_new_squares_own_rating():
 
 # ---------------------------------------------------------------------------- chips on the track
 def test_tacks_chip_rolls_one_damage_die_and_goes_back_to_the_supply():
-    g, s = setup()
+    g, b = setup()
     sq = back_straight(g, 1, 1)
-    put(s, 0, back_straight(g, 1, 0), speed=30)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    lay_chip(s, sq, TACKS)
+    put(b, 0, back_straight(g, 1, 0), speed=30)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    lay_chip(b, sq, TACKS)
+    s = b.build()
     supply = list(s.supply)
     start_move(s)
     act(s, step(FRONT))
@@ -385,11 +398,12 @@ def test_tacks_chip_rolls_one_damage_die_and_goes_back_to_the_supply():
 
 
 def test_oil_chip_draws_one_hazard_card_and_goes_back_to_the_supply():
-    g, s = setup()
+    g, b = setup()
     sq = back_straight(g, 1, 1)
-    put(s, 0, back_straight(g, 1, 0), speed=30)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    lay_chip(s, sq, OIL)
+    put(b, 0, back_straight(g, 1, 0), speed=30)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    lay_chip(b, sq, OIL)
+    s = b.build()
     supply = list(s.supply)
     start_move(s)
     act(s, step(FRONT))
@@ -402,11 +416,12 @@ def test_oil_chip_draws_one_hazard_card_and_goes_back_to_the_supply():
 
 
 def test_glue_chip_costs_20_mph_and_goes_back_to_the_supply():
-    g, s = setup()
+    g, b = setup()
     sq = back_straight(g, 1, 1)
-    put(s, 0, back_straight(g, 1, 0), speed=60)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    lay_chip(s, sq, GLUE)
+    put(b, 0, back_straight(g, 1, 0), speed=60)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    lay_chip(b, sq, GLUE)
+    s = b.build()
     supply = list(s.supply)
     start_move(s)
     act(s, step(FRONT))
@@ -417,26 +432,25 @@ def test_glue_chip_costs_20_mph_and_goes_back_to_the_supply():
 
 
 # ---------------------------------------------------------------------------- the Drop card
-def drop_setup(speed: int, chips: tuple[int, int, int] = (2, 2, 2)) -> tuple[Game, State]:
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=speed)
-    put(s, 1, lane_sq(g, 0, 2), speed=0)
-    for k in range(3):
-        s.supply[k] += s.cars[0].chips[k] - chips[k]
-        s.cars[0].chips[k] = chips[k]
-    s._legal = {}
-    return g, s
+def drop_setup(speed: int, chips: tuple[int, int, int] = (2, 2, 2)) -> tuple[Game, PositionBuilder]:
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=speed)
+    put(b, 1, lane_sq(g, 0, 2), speed=0)
+    b.car(0, chips=chips)
+    return g, b
 
 
 def test_drop_kind_decision_offers_only_the_kinds_held():
-    g, s = drop_setup(40, chips=(2, 0, 1))
+    g, b = drop_setup(40, chips=(2, 0, 1))
+    s = b.build()
     start_move(s, card=Card.DROP)
     assert s.decision["kind"] == "drop_kind" and s.decision["seat"] == 0
     assert s.legal_actions(0) == [A(K.DROP_KIND, TACKS), A(K.DROP_KIND, GLUE)]
 
 
 def test_drop_puts_the_chip_into_the_square_being_left():
-    g, s = drop_setup(40)
+    g, b = drop_setup(40)
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, OIL))
     assert step_decider(s) == 0
@@ -451,7 +465,8 @@ def test_drop_puts_the_chip_into_the_square_being_left():
 
 
 def test_drop_mask_forces_a_drop_before_the_last_step():
-    g, s = drop_setup(30)
+    g, b = drop_setup(30)
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, TACKS))
     act(s, step(FRONT), step(FRONT))
@@ -463,7 +478,8 @@ def test_drop_mask_forces_a_drop_before_the_last_step():
 
 
 def test_drop_never_into_the_final_square():
-    g, s = drop_setup(20)
+    g, b = drop_setup(20)
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, GLUE))
     act(s, step(FRONT, drop=True), step(FRONT, drop=True))
@@ -475,7 +491,8 @@ def test_drop_never_into_the_final_square():
 
 
 def test_drop_at_most_two_chips_one_per_square():
-    g, s = drop_setup(50, chips=(3, 2, 2))
+    g, b = drop_setup(50, chips=(3, 2, 2))
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, TACKS))
     act(s, step(FRONT, drop=True), step(FRONT, drop=True))
@@ -489,9 +506,10 @@ def test_drop_at_most_two_chips_one_per_square():
 
 
 def test_drop_never_into_a_square_already_holding_a_chip():
-    g, s = drop_setup(30)
+    g, b = drop_setup(30)
     here = back_straight(g, 1, 0)
-    lay_chip(s, here, GLUE)
+    lay_chip(b, here, GLUE)
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, TACKS))
     assert s.legal_actions(0) == [step(d) for d in range(3)]
@@ -501,7 +519,8 @@ def test_drop_never_into_a_square_already_holding_a_chip():
 
 
 def test_dropped_chips_leave_the_players_chips():
-    g, s = drop_setup(40, chips=(3, 3, 2))
+    g, b = drop_setup(40, chips=(3, 3, 2))
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, GLUE))
     act(s, step(FRONT, drop=True), step(FRONT), step(FRONT, drop=True), step(FRONT))
@@ -513,32 +532,25 @@ def test_dropped_chips_leave_the_players_chips():
 
 
 def test_drop_card_needs_speed_10_a_chip_and_not_being_in_the_pit():
-    g, s = drop_setup(10)
+    g, b = drop_setup(10)
     drop = A(K.CARD, int(Card.DROP))
+    s = b.build()
     assert drop in s.legal_actions(0)
-    s.cars[0].speed = 0
-    s._legal = {}
+    s = b.car(0, speed=0).build()
     assert drop not in s.legal_actions(0)
-    s.cars[0].speed = 40
-    s.supply = [x + y for x, y in zip(s.supply, s.cars[0].chips, strict=True)]
-    s.cars[0].chips = [0, 0, 0]
-    s._legal = {}
+    s = b.car(0, speed=40, chips=(0, 0, 0)).build()
     assert drop not in s.legal_actions(0)
-    s.cars[0].chips = [1, 0, 0]
-    s.supply[TACKS] -= 1
-    s._legal = {}
+    s = b.car(0, chips=(1, 0, 0)).build()
     assert drop in s.legal_actions(0)
-    car = s.cars[0]
-    car.in_pit, car.pit_opening, car.pit_order = True, g.track.opening_index["A2"], 1
-    s.pit_counter = 1
-    s._legal = {}
+    s = b.pit(0, "A2").build()
     assert drop not in s.legal_actions(0)
 
 
 def test_drop_move_cut_short_before_any_drop_is_a_normal_move():
-    g, s = drop_setup(30)
+    g, b = drop_setup(30)
     glue_sq = back_straight(g, 1, 1)
-    lay_chip(s, glue_sq, GLUE)
+    lay_chip(b, glue_sq, GLUE)
+    s = b.build()
     start_move(s, card=Card.DROP)
     act(s, A(K.DROP_KIND, TACKS))
     act(s, step(FRONT))  # into glue: 10 mph, one square moved, the move ends
@@ -552,11 +564,12 @@ def test_drop_move_cut_short_before_any_drop_is_a_normal_move():
 
 # ---------------------------------------------------------------------------- wrecks
 def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=0)
-    put(s, 1, back_straight(g, 1, 1), speed=20, max_speed=20)
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=0)
+    put(b, 1, back_straight(g, 1, 1), speed=20, max_speed=20)
     wreck_sq = back_straight(g, 1, 2)
-    lay_chip(s, wreck_sq, TACKS)
+    lay_chip(b, wreck_sq, TACKS)
+    s = b.build()
     start_move(s, seat=1)
     act(s, step(FRONT))
     assert s.chance["kind"] == "dice" and s.chance["seat"] == 1
@@ -569,8 +582,7 @@ def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
     assert s.decision["kind"] == "card" and s.current_players() == (0,)
     assert not s.is_terminal()
     # the wreck blocks the square ahead of the live car
-    s.cars[0].speed = 20
-    s._legal = {}
+    s = edited(s, lambda d: d["cars"][0].update(speed=20))
     choose(s, {0: ACC})
     assert s.current_players() == (0,)
     act(s, A(K.ACCELERATE, 0), step(FRONT))
@@ -583,11 +595,10 @@ def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
 
 # ---------------------------------------------------------------------------- laps
 def test_crossing_the_line_from_the_start_dot_does_not_count_a_lap():
-    g, s = setup()
+    g, b = setup()
+    s = b.car(0, speed=40).build()
     dot = s.cars[0].square
     assert dot in g.track.start_dots and g.track.lane[dot] == 0
-    s.cars[0].speed = 40
-    s._legal = {}
     start_move(s)
     drive_front(s, 0)
     assert s.cars[0].square == lane_sq(g, 0, 2)  # two squares past the line
@@ -595,9 +606,10 @@ def test_crossing_the_line_from_the_start_dot_does_not_count_a_lap():
 
 
 def test_lap_counts_when_the_car_crosses_the_line_after_a_full_lap():
-    g, s = setup()
-    put(s, 0, lane_sq(g, 0, -2), speed=40, laps=1)
-    put(s, 1, lane_sq(g, 2, 10), speed=0)
+    g, b = setup()
+    put(b, 0, lane_sq(g, 0, -2), speed=40, laps=1)
+    put(b, 1, lane_sq(g, 2, 10), speed=0)
+    s = b.build()
     assert s.laps(0) == 1
     start_move(s)
     act(s, step(FRONT))
@@ -607,18 +619,18 @@ def test_lap_counts_when_the_car_crosses_the_line_after_a_full_lap():
 
 
 def test_driving_back_over_the_line_and_forward_again_earns_nothing_twice():
-    g, s = setup()
+    g, b = setup()
     after_line = lane_sq(g, 0, 1)
-    put(s, 0, after_line, speed=30, facing=1, laps=1)
-    put(s, 1, lane_sq(g, 2, 10), speed=0)
+    put(b, 0, after_line, speed=30, facing=1, laps=1)
+    put(b, 1, lane_sq(g, 2, 10), speed=0)
+    s = b.build()
     assert s.laps(0) == 1
     start_move(s)
     n = drive_front(s, 0)  # clockwise, back over the line
     assert n == 3 and s.cars[0].square == lane_sq(g, 0, -2)
     assert s.laps(0) == 1  # the high-water mark never decreases
     finish_round_at_zero(s)
-    s.cars[0].facing = 0
-    s._legal = {}
+    s = edited(s, lambda d: d["cars"][0].update(facing=0))
     start_move(s)
     drive_front(s, 0)  # forward over the line again
     assert s.cars[0].square == after_line
@@ -628,11 +640,12 @@ def test_driving_back_over_the_line_and_forward_again_earns_nothing_twice():
 
 # ---------------------------------------------------------------------------- winning
 def test_car_wins_the_moment_its_move_completes_the_required_laps_mid_round():
-    g, s = setup(n=3)
+    g, b = setup(n=3)
     laps = g.rules.laps
-    put(s, 0, lane_sq(g, 0, -2), speed=40, laps=laps - 1)
-    put(s, 1, lane_sq(g, 1, 10), speed=30)  # acts after seat 0 (slower)
-    put(s, 2, lane_sq(g, 2, 20), speed=0)
+    put(b, 0, lane_sq(g, 0, -2), speed=40, laps=laps - 1)
+    put(b, 1, lane_sq(g, 1, 10), speed=30)  # acts after seat 0 (slower)
+    put(b, 2, lane_sq(g, 2, 20), speed=0)
+    s = b.build()
     start_move(s)
     act(s, step(FRONT))
     assert not s.is_terminal()
@@ -645,7 +658,8 @@ def test_car_wins_the_moment_its_move_completes_the_required_laps_mid_round():
 
 
 def test_round_limit_truncates_the_game_with_zero_returns():
-    g, s = setup(round_limit=2)
+    g, b = setup(round_limit=2)
+    s = b.build()
     choose(s, {})
     finish_round_at_zero(s)
     assert not s.is_terminal() and s.round == 2
@@ -657,11 +671,12 @@ def test_round_limit_truncates_the_game_with_zero_returns():
 
 
 def test_game_ends_at_once_with_zero_returns_when_every_car_is_out():
-    g, s = setup()
-    put(s, 0, back_straight(g, 1, 0), speed=10, max_speed=10)
-    put(s, 1, back_straight(g, 2, 0), speed=10, max_speed=10)
-    lay_chip(s, back_straight(g, 1, 1), TACKS)
-    lay_chip(s, back_straight(g, 2, 1), TACKS)
+    g, b = setup()
+    put(b, 0, back_straight(g, 1, 0), speed=10, max_speed=10)
+    put(b, 1, back_straight(g, 2, 0), speed=10, max_speed=10)
+    lay_chip(b, back_straight(g, 1, 1), TACKS)
+    lay_chip(b, back_straight(g, 2, 1), TACKS)
+    s = b.build()
     choose(s, {})
     assert s.decision["seat"] == 0  # inside lane first on a tie
     act(s, A(K.ACCELERATE, 0), step(FRONT))

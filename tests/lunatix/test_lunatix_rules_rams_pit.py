@@ -14,18 +14,20 @@ from lunatix_builders import (
     K,
     act,
     choose,
-    first_round,
     force,
     gadget_index,
     game,
     give_gadget,
     hazard_index,
+    lay_chip,
+    moved,
     put,
     square_at,
+    start,
     turbo_index,
 )
 
-from lunatix_env.rules import Card, DecisionKind, Game, ShopItem, State
+from lunatix_env.rules import Card, DecisionKind, Game, PositionBuilder, ShopItem, State
 
 RAM = Card.RAM
 ACC = Card.ACCELERATE
@@ -58,14 +60,13 @@ def back(g: Game, lane: int, i: int) -> int:
 _GAMES: dict[tuple, Game] = {}
 
 
-def setup(n: int = 2, **overrides: object) -> tuple[Game, State]:
-    """A fresh state at round 1's card decision (games are immutable, so they are shared)."""
+def setup(n: int = 2, **overrides: object) -> tuple[Game, PositionBuilder]:
+    """A builder at round 1's card decision (games are immutable, so they are shared)."""
     key = (n, *sorted(overrides.items()))
     g = _GAMES.get(key)
     if g is None:
         g = _GAMES[key] = game(num_players=n, **overrides)
-    s = first_round(g)
-    return g, s
+    return g, start(g)
 
 
 def chance(s: State) -> tuple[str, int, int | None]:
@@ -86,22 +87,12 @@ def roll_nothing(s: State, expected: list[tuple[int, int]]) -> None:
 
 
 def in_pit(
-    s: State,
-    seat: int,
-    order: int = 1,
-    opening: int = A2_IDX,
-    square: int = A2,
-    facing: int = 0,
-    laps: int = 0,
-) -> None:
-    """Place ``seat``'s car in the pit as if it had entered by ``opening`` (speed 0)."""
-    put(s, seat, square, speed=0, facing=facing, laps=laps)
-    car = s.cars[seat]
-    car.in_pit = True
-    car.pit_opening = opening
-    car.pit_order = order
-    s.pit_counter = max(s.pit_counter, order)
-    s._legal = {}
+    b: PositionBuilder, seat: int, opening: int = A2_IDX, facing: int = 0, laps: int = 0
+) -> PositionBuilder:
+    """Place ``seat``'s car in the pit as if it had entered by ``opening`` (speed 0), after
+    the cars put there before it."""
+    name = b.game.track.openings[opening].name
+    return b.car(seat, speed=0, facing=facing).pit(seat, name, lap=laps)
 
 
 def cards_of(s: State, seat: int) -> set[A]:
@@ -118,9 +109,10 @@ def steps_in(actions: list[A]) -> list[A]:
 
 # ====================================================================== the Ram card
 def test_ram_actions_appear_among_step_actions_when_target_adjacent_ahead() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 0, 1), speed=40)  # front-left of the rammer
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 0, 1), speed=40)  # front-left of the rammer
+    s = b.build()
     choose(s, {0: RAM})
     assert decision(s) == (DecisionKind.STEP, (0,))
     assert ram(FL) in s.legal_actions(0)
@@ -128,9 +120,10 @@ def test_ram_actions_appear_among_step_actions_when_target_adjacent_ahead() -> N
 
 
 def test_ram_before_the_move_sideswipe_then_rammer_keeps_moving() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 2, 1), speed=40)  # front-right of the rammer
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 2, 1), speed=40)  # front-right of the rammer
+    s = b.build()
     choose(s, {0: RAM})
     act(s, ram(FR))
     roll_nothing(s, [(1, 2), (0, 1)])  # target's 2 dice first, then the rammer's 1
@@ -143,9 +136,10 @@ def test_ram_before_the_move_sideswipe_then_rammer_keeps_moving() -> None:
 
 
 def test_ram_during_the_move() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 0, 2), speed=40)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 0, 2), speed=40)
+    s = b.build()
     choose(s, {0: RAM})
     assert rams_in(s.legal_actions(0)) == []
     act(s, step(FWD))
@@ -158,9 +152,10 @@ def test_ram_during_the_move() -> None:
 
 
 def test_ram_after_the_last_step_is_a_mandatory_ram_decision() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=10)
-    put(s, 1, back(g, 0, 2), speed=40)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=10)
+    put(b, 1, back(g, 0, 2), speed=40)
+    s = b.build()
     choose(s, {0: RAM})
     act(s, step(FWD))
     assert s.cars[0].square == back(g, 1, 1)
@@ -172,9 +167,10 @@ def test_ram_after_the_last_step_is_a_mandatory_ram_decision() -> None:
 
 
 def test_sideswipe_rammer_one_die_target_two_dice_target_rolled_first() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=20, max_speed=140)
-    put(s, 1, back(g, 0, 1), speed=40, max_speed=140)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=20, max_speed=140)
+    put(b, 1, back(g, 0, 1), speed=40, max_speed=140)
+    s = b.build()
     choose(s, {0: RAM})
     act(s, ram(FL))
     assert chance(s) == ("dice", 1, 2)
@@ -190,9 +186,10 @@ def test_sideswipe_rammer_one_die_target_two_dice_target_rolled_first() -> None:
 
 
 def test_rear_end_ram_one_and_two_dice_and_rammers_move_ends() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=50)
-    put(s, 1, back(g, 1, 1), speed=40)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=50)
+    put(b, 1, back(g, 1, 1), speed=40)
+    s = b.build()
     choose(s, {0: RAM})
     act(s, ram(FWD))
     roll_nothing(s, [(1, 2), (0, 1)])
@@ -202,9 +199,10 @@ def test_rear_end_ram_one_and_two_dice_and_rammers_move_ends() -> None:
 
 
 def test_head_on_ram_three_and_four_dice_both_cars_to_zero_and_move_ends() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 1, 0), speed=50)
-    put(s, 1, back(g, 1, 1), speed=40, facing=1)  # facing the rammer
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 1, 0), speed=50)
+    put(b, 1, back(g, 1, 1), speed=40, facing=1)  # facing the rammer
+    s = b.build()
     choose(s, {0: RAM, 1: BRAKE})
     assert ram(FWD) in s.legal_actions(0)
     act(s, ram(FWD))
@@ -218,85 +216,93 @@ def test_head_on_ram_three_and_four_dice_both_cars_to_zero_and_move_ends() -> No
 
 
 def test_ram_never_rearward() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 1), speed=40)
-    put(s, 1, back(g, 1, 0), speed=0)  # directly behind
+    g, b = setup()
+    put(b, 0, back(g, 1, 1), speed=40)
+    put(b, 1, back(g, 1, 0), speed=0)  # directly behind
+    s = b.build()
     assert card(RAM) not in cards_of(s, 0)
-    put(s, 0, back(g, 1, 1), speed=0)
+    s = put(b, 0, back(g, 1, 1), speed=0).build()
     assert card(RAM) not in cards_of(s, 0)
 
 
 def test_ram_never_a_car_beside() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 1), speed=0)
-    put(s, 1, back(g, 0, 1), speed=0)  # beside, inside lane
+    g, b = setup()
+    put(b, 0, back(g, 1, 1), speed=0)
+    put(b, 1, back(g, 0, 1), speed=0)  # beside, inside lane
+    s = b.build()
     assert card(RAM) not in cards_of(s, 0)
-    put(s, 1, back(g, 2, 1), speed=0)  # beside, outside lane
+    s = put(b, 1, back(g, 2, 1), speed=0).build()  # beside, outside lane
     assert card(RAM) not in cards_of(s, 0)
-    put(s, 1, back(g, 2, 2), speed=0)  # front-right: now a target
+    s = put(b, 1, back(g, 2, 2), speed=0).build()  # front-right: now a target
     assert card(RAM) in cards_of(s, 0)
 
 
 def test_ram_never_a_car_in_the_pit() -> None:
-    g, s = setup()
-    in_pit(s, 1)  # its entry opening A2 is square 49
-    put(s, 0, 48, speed=10)  # A1: A2 is directly ahead
+    g, b = setup()
+    in_pit(b, 1)  # its entry opening A2 is square 49
+    put(b, 0, 48, speed=10)  # A1: A2 is directly ahead
+    s = b.build()
     assert s.occupant(A2) is None
     assert card(RAM) not in cards_of(s, 0)
 
 
 def test_ram_never_a_wrecked_car() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 1, 2), speed=0)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 1, 2), speed=0)
+    s = b.build()
     assert card(RAM) in cards_of(s, 0)
-    s.cars[1].out = True
-    s._legal = {}
+    s = b.car(1, out=True).build()
     assert card(RAM) not in cards_of(s, 0)
 
 
 def test_ram_card_needs_an_eligible_target_reachable_at_current_speed() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=40)  # four steps
-    put(s, 1, back(g, 1, 5), speed=0)  # adjacent after four steps
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=40)  # four steps
+    put(b, 1, back(g, 1, 5), speed=0)  # adjacent after four steps
+    s = b.build()
     assert card(RAM) in cards_of(s, 0)
-    put(s, 1, back(g, 1, 6), speed=0)  # one square too far
+    s = put(b, 1, back(g, 1, 6), speed=0).build()  # one square too far
     assert card(RAM) not in cards_of(s, 0)
-    put(s, 0, back(g, 1, 0), speed=50)
+    s = put(b, 0, back(g, 1, 0), speed=50).build()
     assert card(RAM) in cards_of(s, 0)
 
 
 def test_pending_ram_masks_steps_that_make_it_unreachable() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 1, 0), speed=10)
-    put(s, 1, back(g, 0, 2), speed=0)
+    g, b = setup()
+    put(b, 0, back(g, 1, 0), speed=10)
+    put(b, 1, back(g, 0, 2), speed=0)
+    s = b.build()
     choose(s, {0: RAM})
     # front-left (lane 0) and front (lane 1) keep the target in reach; front-right does not
     assert sorted(s.legal_actions(0)) == [step(FL), step(FWD)]
 
 
 def test_pending_ram_masks_pit_entry() -> None:
-    g, s = setup()
-    put(s, 0, A2, speed=20)
-    put(s, 1, 51, speed=0)  # two squares ahead: reachable after one step
+    g, b = setup()
+    put(b, 0, A2, speed=20)
+    put(b, 1, 51, speed=0)  # two squares ahead: reachable after one step
+    s = b.build()
     choose(s, {0: RAM})
     legal = s.legal_actions(0)
     assert A(K.ENTER_PIT, 0) not in legal
     assert step(FWD) in legal
     # without the Ram card the same car may enter the pit
-    g, s = setup()
-    put(s, 0, A2, speed=20)
-    put(s, 1, 51, speed=0)
+    g, b = setup()
+    put(b, 0, A2, speed=20)
+    put(b, 1, 51, speed=0)
+    s = b.build()
     choose(s, {0: BRAKE})
     act(s, A(K.BRAKE, 10))
     assert A(K.ENTER_PIT, 0) in s.legal_actions(0)
 
 
 def test_ram_whose_target_moved_out_of_reach_degrades_to_a_normal_move() -> None:
-    g, s = setup(n=3)
-    put(s, 0, back(g, 1, 0), speed=10)  # rammer: its target is seat 1, one step away
-    put(s, 1, back(g, 1, 2), speed=60)  # faster Ram: acts first and drives away
-    put(s, 2, back(g, 2, 3), speed=0)  # seat 1's target
+    g, b = setup(n=3)
+    put(b, 0, back(g, 1, 0), speed=10)  # rammer: its target is seat 1, one step away
+    put(b, 1, back(g, 1, 2), speed=60)  # faster Ram: acts first and drives away
+    put(b, 2, back(g, 2, 3), speed=0)  # seat 1's target
+    s = b.build()
     assert card(RAM) in cards_of(s, 0)
     choose(s, {0: RAM, 1: RAM, 2: ACC})
     assert decision(s) == (DecisionKind.STEP, (1,))
@@ -318,10 +324,11 @@ def test_ram_whose_target_moved_out_of_reach_degrades_to_a_normal_move() -> None
 
 # ====================================================================== Battering Ram
 def test_battering_ram_rammer_rolls_no_dice_target_one_extra() -> None:
-    g, s = setup()
-    gi = give_gadget(s, 0, "Battering Ram")
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 0, 1), speed=40)
+    g, b = setup()
+    gi = give_gadget(b, 0, "Battering Ram")
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 0, 1), speed=40)
+    s = b.build()
     assert A(K.PLAY_GADGET, gi) in cards_of(s, 0)
     choose(s, {0: A(K.PLAY_GADGET, gi)})
     act(s, ram(FL))  # a sideswipe: target 2 + 1 dice, rammer none
@@ -331,10 +338,11 @@ def test_battering_ram_rammer_rolls_no_dice_target_one_extra() -> None:
 
 
 def test_battering_ram_rear_end_target_three_dice_rammer_none() -> None:
-    g, s = setup()
-    gi = give_gadget(s, 0, "Battering Ram")
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 1, 1), speed=40)
+    g, b = setup()
+    gi = give_gadget(b, 0, "Battering Ram")
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 1, 1), speed=40)
+    s = b.build()
     choose(s, {0: A(K.PLAY_GADGET, gi)})
     act(s, ram(FWD))
     roll_nothing(s, [(1, 3)])
@@ -343,20 +351,22 @@ def test_battering_ram_rear_end_target_three_dice_rammer_none() -> None:
 
 
 def test_battering_ram_needs_a_reachable_target() -> None:
-    g, s = setup()
-    gi = give_gadget(s, 0, "Battering Ram")
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 1, 5), speed=40)  # out of reach at 30 mph
+    g, b = setup()
+    gi = give_gadget(b, 0, "Battering Ram")
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 1, 5), speed=40)  # out of reach at 30 mph
+    s = b.build()
     assert A(K.PLAY_GADGET, gi) not in cards_of(s, 0)
-    put(s, 1, back(g, 1, 4), speed=40)
+    s = put(b, 1, back(g, 1, 4), speed=40).build()
     assert A(K.PLAY_GADGET, gi) in cards_of(s, 0)
 
 
 def test_battering_ram_is_spent_when_played() -> None:
-    g, s = setup()
-    gi = give_gadget(s, 0, "Battering Ram")
-    put(s, 0, back(g, 1, 0), speed=30)
-    put(s, 1, back(g, 0, 1), speed=40)
+    g, b = setup()
+    gi = give_gadget(b, 0, "Battering Ram")
+    put(b, 0, back(g, 1, 0), speed=30)
+    put(b, 1, back(g, 0, 1), speed=40)
+    s = b.build()
     choose(s, {0: A(K.PLAY_GADGET, gi)})
     assert gi not in s.cars[0].gadgets
     assert gi in s.cars[0].spent
@@ -365,10 +375,11 @@ def test_battering_ram_is_spent_when_played() -> None:
 
 # ====================================================================== involuntary ram
 def test_blocked_car_must_rear_end_ram_a_blocker_two_dice_each_and_move_ends() -> None:
-    g, s = setup(n=4)
-    put(s, 0, back(g, 1, 0), speed=40)
+    g, b = setup(n=4)
+    put(b, 0, back(g, 1, 0), speed=40)
     for seat, lane in ((1, 0), (2, 1), (3, 2)):
-        put(s, seat, back(g, lane, 1), speed=0)
+        put(b, seat, back(g, lane, 1), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC, 2: ACC, 3: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (0,))
     act(s, A(K.ACCELERATE, 0))
@@ -381,12 +392,12 @@ def test_blocked_car_must_rear_end_ram_a_blocker_two_dice_each_and_move_ends() -
 
 
 def test_involuntary_ram_of_a_wreck_wreck_takes_no_dice() -> None:
-    g, s = setup(n=4)
-    put(s, 0, back(g, 1, 0), speed=40)
+    g, b = setup(n=4)
+    put(b, 0, back(g, 1, 0), speed=40)
     for seat, lane in ((1, 0), (2, 1), (3, 2)):
-        put(s, seat, back(g, lane, 1), speed=0)
-        s.cars[seat].out = True
-    s._legal = {}
+        put(b, seat, back(g, lane, 1), speed=0)
+        b.car(seat, out=True)
+    s = b.build()
     choose(s, {0: ACC})
     act(s, A(K.ACCELERATE, 0))
     assert s.legal_actions(0) == [ram(FL), ram(FWD), ram(FR)]
@@ -399,13 +410,12 @@ def test_involuntary_ram_of_a_wreck_wreck_takes_no_dice() -> None:
 
 def test_involuntary_ram_does_not_use_up_the_ram_card() -> None:
     """Blocked with a Ram card pending: both the card's ram and the forced ram happen."""
-    g, s = setup(n=4)
-    put(s, 0, back(g, 1, 0), speed=40)
-    put(s, 1, back(g, 0, 1), speed=0)  # live, front-left: the Ram card's target
-    put(s, 2, back(g, 1, 1), speed=0)
-    put(s, 3, back(g, 2, 1), speed=0)
-    s.cars[2].out = s.cars[3].out = True
-    s._legal = {}
+    g, b = setup(n=4)
+    put(b, 0, back(g, 1, 0), speed=40)
+    put(b, 1, back(g, 0, 1), speed=0)  # live, front-left: the Ram card's target
+    put(b, 2, back(g, 1, 1), speed=0)
+    put(b, 3, back(g, 2, 1), speed=0)
+    s = b.car(2, out=True).car(3, out=True).build()
     choose(s, {0: RAM, 1: ACC})
     rolls: list[tuple[int, int]] = []
     for _ in range(6):
@@ -425,9 +435,10 @@ def test_involuntary_ram_does_not_use_up_the_ram_card() -> None:
 
 # ====================================================================== the pit: entry
 def test_pit_entry_from_a2_is_a_forward_step_that_ends_the_move() -> None:
-    g, s = setup()
-    put(s, 0, 48, speed=40)  # A1: not an entry in the basic game
-    put(s, 1, back(g, 1, 0), speed=40)
+    g, b = setup()
+    put(b, 0, 48, speed=40)  # A1: not an entry in the basic game
+    put(b, 1, back(g, 1, 0), speed=40)
+    s = b.build()
     choose(s, {0: BRAKE, 1: ACC})
     act(s, A(K.BRAKE, 10))
     assert A(K.ENTER_PIT, 0) not in s.legal_actions(0)
@@ -445,10 +456,10 @@ def test_pit_entry_from_a2_is_a_forward_step_that_ends_the_move() -> None:
 
 
 def test_pit_entry_above_safe_speed_draws_one_hazard_card_per_10_mph_over() -> None:
-    g, s = setup()
-    put(s, 0, 46, speed=50)
-    put(s, 1, back(g, 1, 0), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup()
+    put(b, 0, 46, speed=50)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), step(FWD), step(FWD), step(FWD), A(K.ENTER_PIT, 0))
     cc, b10 = hazard_index(g, "Close Call"), hazard_index(g, "Brake 10")
@@ -461,10 +472,10 @@ def test_pit_entry_above_safe_speed_draws_one_hazard_card_per_10_mph_over() -> N
 
 
 def test_skid_at_the_pit_entrance_hits_the_pit_wall_for_three_dice() -> None:
-    g, s = setup()
-    put(s, 0, 47, speed=40)
-    put(s, 1, back(g, 1, 0), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup()
+    put(b, 0, 47, speed=40)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), step(FWD), step(FWD), A(K.ENTER_PIT, 0))
     force(s, [hazard_index(g, "Skid")])
@@ -476,19 +487,21 @@ def test_skid_at_the_pit_entrance_hits_the_pit_wall_for_three_dice() -> None:
 
 
 # ====================================================================== the pit: the shop
-def enter_and_shop(g: Game, s: State, max_speed: int = 140) -> None:
+def enter_and_shop(g: Game, b: PositionBuilder, max_speed: int = 140) -> State:
     """Seat 0 enters the pit at A2 at 30 mph; stops at its first shop decision."""
-    put(s, 0, A2, speed=30, max_speed=max_speed)
-    put(s, 1, back(g, 1, 0), speed=40)
+    put(b, 0, A2, speed=30, max_speed=max_speed)
+    put(b, 1, back(g, 1, 0), speed=40)
+    s = b.build()
     choose(s, {0: BRAKE, 1: ACC})
     act(s, A(K.BRAKE, 10))  # 20 mph: no hazard card at the 30 mph opening
     act(s, A(K.ENTER_PIT, 0))
     assert decision(s) == (DecisionKind.SHOP, (0,))
+    return s
 
 
 def test_pit_shop_fifteen_points_one_purchase_per_decision() -> None:
-    g, s = setup()
-    enter_and_shop(g, s, max_speed=100)
+    g, b = setup()
+    s = enter_and_shop(g, b, max_speed=100)
     assert s.decision["points"] == 15
     act(s, A(K.SHOP, ShopItem.REPAIR))
     assert decision(s) == (DecisionKind.SHOP, (0,))
@@ -497,14 +510,10 @@ def test_pit_shop_fifteen_points_one_purchase_per_decision() -> None:
 
 
 def test_pit_shop_spends_at_most_15_points() -> None:
-    g, s = setup()
+    g, b = setup()
     chicken = hazard_index(g, "Chicken")
-    s.hazard_deck[chicken] -= 1
-    s.cars[0].lunacies = [chicken]
-    for k in range(3):
-        s.supply[k] += s.cars[0].chips[k] - 1
-    s.cars[0].chips = [1, 1, 1]
-    enter_and_shop(g, s, max_speed=30)
+    b.car(0, lunacies=["Chicken"], chips=(1, 1, 1))
+    s = enter_and_shop(g, b, max_speed=30)
     for _ in range(11):
         act(s, A(K.SHOP, ShopItem.REPAIR))
     assert s.cars[0].max_speed == 140
@@ -520,8 +529,8 @@ def test_pit_shop_spends_at_most_15_points() -> None:
 
 
 def test_pit_repair_adds_10_max_speed_for_1_point_never_above_140() -> None:
-    g, s = setup()
-    enter_and_shop(g, s, max_speed=120)
+    g, b = setup()
+    s = enter_and_shop(g, b, max_speed=120)
     act(s, A(K.SHOP, ShopItem.REPAIR), A(K.SHOP, ShopItem.REPAIR))
     assert s.cars[0].max_speed == 140
     assert s.decision["points"] == 13
@@ -529,8 +538,8 @@ def test_pit_repair_adds_10_max_speed_for_1_point_never_above_140() -> None:
 
 
 def test_pit_gadget_costs_5_draw_two_keep_one_other_to_bottom_queue() -> None:
-    g, s = setup()
-    enter_and_shop(g, s)
+    g, b = setup()
+    s = enter_and_shop(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
     armor, tires = gadget_index(g, "Armor Plating"), gadget_index(g, "Racing Tires")
     assert chance(s)[:2] == ("gadget", 0)
@@ -547,12 +556,11 @@ def test_pit_gadget_costs_5_draw_two_keep_one_other_to_bottom_queue() -> None:
 
 
 def test_pit_gadget_with_one_card_left_takes_it() -> None:
-    g, s = setup()
+    g, b = setup()
     last = gadget_index(g, "Roll Cage")
-    others = [gi for gi in s.gadget_top if gi != last]
-    s.gadget_top = [last]
-    s.cars[1].spent.extend(others)
-    enter_and_shop(g, s)
+    b.car(1, spent=[c.name for c in g.decks.gadgets if c.name != "Roll Cage"])
+    assert b.to_dict()["gadget_top"] == [last]
+    s = enter_and_shop(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
     force(s, [last])
     assert s.cars[0].gadgets == [last]
@@ -562,25 +570,23 @@ def test_pit_gadget_with_one_card_left_takes_it() -> None:
 
 
 def test_pit_gadget_not_for_sale_when_none_left() -> None:
-    g, s = setup()
-    s.cars[1].spent.extend(s.gadget_top)
-    s.gadget_top = []
-    enter_and_shop(g, s)
+    g, b = setup()
+    b.car(1, spent=[c.name for c in g.decks.gadgets])
+    assert b.to_dict()["gadget_top"] == []
+    s = enter_and_shop(g, b)
     assert A(K.SHOP, ShopItem.GADGET) not in s.legal_actions(0)
     assert A(K.SHOP, ShopItem.REPAIR) not in s.legal_actions(0)  # max already 140
     assert A(K.SHOP, ShopItem.DONE) in s.legal_actions(0)
 
 
 def test_pit_chip_costs_1_never_above_8_held_only_while_supply_has_one() -> None:
-    g, s = setup()
-    held = s.cars[0].chips
-    for k in range(3):
-        s.supply[k] += held[k]
-    s.cars[0].chips = [3, 3, 1]
-    for k, n in enumerate((3, 3, 1)):
-        s.supply[k] -= n
-    s.supply[0] = 0  # no tacks left
-    enter_and_shop(g, s)
+    g, b = setup()
+    b.car(0, chips=(3, 3, 1))
+    d = b.to_dict()
+    other = d["cars"][1]["chips"]
+    b.car(1, chips=(other[0] + d["supply"][0], other[1], other[2]))  # no tacks left
+    assert b.to_dict()["supply"][0] == 0
+    s = enter_and_shop(g, b)
     legal = s.legal_actions(0)
     assert A(K.SHOP, ShopItem.TACKS) not in legal
     assert A(K.SHOP, ShopItem.OIL) in legal and A(K.SHOP, ShopItem.GLUE) in legal
@@ -596,11 +602,10 @@ def test_pit_chip_costs_1_never_above_8_held_only_while_supply_has_one() -> None
 
 
 def test_pit_counseling_costs_5_and_cures_a_kept_lunacy() -> None:
-    g, s = setup()
+    g, b = setup()
     chicken = hazard_index(g, "Chicken")
-    s.hazard_deck[chicken] -= 1
-    s.cars[0].lunacies = [chicken]
-    enter_and_shop(g, s)
+    b.car(0, lunacies=["Chicken"])
+    s = enter_and_shop(g, b)
     assert A(K.COUNSEL, chicken) in s.legal_actions(0)
     act(s, A(K.COUNSEL, chicken))
     assert s.cars[0].lunacies == []
@@ -609,8 +614,8 @@ def test_pit_counseling_costs_5_and_cures_a_kept_lunacy() -> None:
 
 
 def test_pit_done_ends_shopping_unused_points_lost_speed_zero() -> None:
-    g, s = setup()
-    enter_and_shop(g, s, max_speed=100)
+    g, b = setup()
+    s = enter_and_shop(g, b, max_speed=100)
     act(s, A(K.SHOP, ShopItem.REPAIR), A(K.SHOP, ShopItem.DONE))
     assert s.decision_kind() is not DecisionKind.SHOP
     assert s.cars[0].speed == 0
@@ -625,10 +630,10 @@ def test_pit_done_ends_shopping_unused_points_lost_speed_zero() -> None:
 
 
 def test_pit_speed_drops_to_zero_after_entering() -> None:
-    g, s = setup()
-    put(s, 0, 48, speed=40)
-    put(s, 1, back(g, 1, 0), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup()
+    put(b, 0, 48, speed=40)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), step(FWD), A(K.ENTER_PIT, 0))
     force(s, [hazard_index(g, "Close Call")])
@@ -639,9 +644,10 @@ def test_pit_speed_drops_to_zero_after_entering() -> None:
 
 # ====================================================================== the pit: leaving
 def test_no_rams_or_drops_in_the_pit() -> None:
-    g, s = setup()
-    in_pit(s, 0)
-    put(s, 1, 50, speed=0)  # directly ahead of the entry opening A2
+    g, b = setup()
+    in_pit(b, 0)
+    put(b, 1, 50, speed=0)  # directly ahead of the entry opening A2
+    s = b.build()
     legal = cards_of(s, 0)
     assert card(RAM) not in legal
     assert card(DROP) not in legal
@@ -650,20 +656,22 @@ def test_no_rams_or_drops_in_the_pit() -> None:
 
 
 def test_pit_car_must_leave_playing_accelerate_charger_or_rocket() -> None:
-    g, s = setup()
-    charger = give_gadget(s, 0, "Charger")
-    rocket = give_gadget(s, 0, "Rocket Booster")
-    battering = give_gadget(s, 0, "Battering Ram")
-    in_pit(s, 0)
-    put(s, 1, B1 + 2, speed=0)
+    g, b = setup()
+    charger = give_gadget(b, 0, "Charger")
+    rocket = give_gadget(b, 0, "Rocket Booster")
+    battering = give_gadget(b, 0, "Battering Ram")
+    in_pit(b, 0)
+    put(b, 1, B1 + 2, speed=0)
+    s = b.build()
     assert cards_of(s, 0) == {card(ACC), A(K.PLAY_GADGET, charger), A(K.PLAY_GADGET, rocket)}
     assert A(K.PLAY_GADGET, battering) not in cards_of(s, 0)
 
 
 def test_pit_accelerate_plus_zero_not_offered() -> None:
-    g, s = setup()
-    in_pit(s, 0)
-    put(s, 1, back(g, 1, 0), speed=40)
+    g, b = setup()
+    in_pit(b, 0)
+    put(b, 1, back(g, 1, 0), speed=40)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), step(FWD), step(FWD), step(FWD), step(FWD))  # seat 1 first
     assert decision(s) == (DecisionKind.ACCELERATE, (0,))
@@ -674,9 +682,10 @@ def test_pit_accelerate_plus_zero_not_offered() -> None:
 
 
 def test_leaving_the_pit_puts_the_car_on_b1_as_its_first_step() -> None:
-    g, s = setup()
-    in_pit(s, 0)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup()
+    in_pit(b, 0)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (1,))
     act(s, A(K.ACCELERATE, 0))  # seat 1 stays put at 0 mph
@@ -694,11 +703,10 @@ def test_leaving_the_pit_puts_the_car_on_b1_as_its_first_step() -> None:
 
 
 def test_pit_car_with_exit_blocked_stays_at_zero_and_buys_nothing() -> None:
-    g, s = setup()
-    in_pit(s, 0)
-    put(s, 1, B1, speed=0)
-    s.cars[1].out = True  # a wreck on the exit square
-    s._legal = {}
+    g, b = setup()
+    in_pit(b, 0)
+    put(b, 1, B1, speed=0)
+    s = b.car(1, out=True).build()  # a wreck on the exit square
     choose(s, {0: ACC})
     assert s.cars[0].in_pit
     assert s.cars[0].speed == 0
@@ -707,10 +715,10 @@ def test_pit_car_with_exit_blocked_stays_at_zero_and_buys_nothing() -> None:
 
 
 def test_turbo_giving_plus_zero_leaves_the_car_in_the_pit() -> None:
-    g, s = setup()
-    in_pit(s, 0)
-    put(s, 1, back(g, 1, 0), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup()
+    in_pit(b, 0)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1
     act(s, A(K.TURBO, 0))
@@ -722,10 +730,11 @@ def test_turbo_giving_plus_zero_leaves_the_car_in_the_pit() -> None:
 
 
 def test_cars_leave_the_pit_in_the_order_they_entered() -> None:
-    g, s = setup()
-    put(s, 0, 48, speed=20)  # slower: enters second
-    put(s, 1, 108, speed=30)  # lane 1 beside A1: front-left is A2
+    g, b = setup()
+    put(b, 0, 48, speed=20)  # slower: enters second
+    put(b, 1, 108, speed=30)  # lane 1 beside A1: front-left is A2
     assert g.track.forward(108, 0)[0] == A2
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (1,))
     act(s, A(K.ACCELERATE, 0), step(FL), A(K.ENTER_PIT, 0), A(K.SHOP, ShopItem.DONE))
@@ -735,30 +744,31 @@ def test_cars_leave_the_pit_in_the_order_they_entered() -> None:
     choose(s, {0: ACC, 1: ACC})
     assert s.order == [1, 0]
     # now the reverse entry order with seat numbers favouring seat 0
-    g, s = setup()
-    in_pit(s, 0, order=2)
-    in_pit(s, 1, order=1)
+    g, b = setup()
+    in_pit(b, 1)  # entered first
+    in_pit(b, 0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     assert s.order == [1, 0]
     assert decision(s) == (DecisionKind.ACCELERATE, (1,))
 
 
 def test_four_opening_pit_counter_clockwise_enters_by_a1_or_a2() -> None:
-    g, s = setup(four_opening_pit=True)
-    put(s, 1, back(g, 1, 0), speed=40)
+    g, b = setup(four_opening_pit=True)
+    put(b, 1, back(g, 1, 0), speed=40)
     for sq, ok in ((48, True), (A2, True), (B1, False), (1, False)):
-        put(s, 0, sq, speed=20)
-        s.cards = [None, None]
-        st = s.clone()
+        put(b, 0, sq, speed=20)
+        st = b.build()
         choose(st, {0: BRAKE, 1: ACC})
         act(st, A(K.BRAKE, 10))
         assert (A(K.ENTER_PIT, 0) in st.legal_actions(0)) is ok, sq
 
 
 def test_four_opening_pit_counter_clockwise_leaves_by_b1_or_b2() -> None:
-    g, s = setup(four_opening_pit=True)
-    in_pit(s, 0, opening=A1_IDX, square=48)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup(four_opening_pit=True)
+    in_pit(b, 0, opening=A1_IDX)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), A(K.ACCELERATE, 10))
     assert decision(s) == (DecisionKind.PIT_EXIT, (0,))
@@ -768,29 +778,30 @@ def test_four_opening_pit_counter_clockwise_leaves_by_b1_or_b2() -> None:
 
 
 def test_four_opening_pit_blocked_exit_leaves_by_the_other() -> None:
-    g, s = setup(n=3, four_opening_pit=True)
-    in_pit(s, 0)
-    put(s, 1, back(g, 1, 0), speed=0)
-    put(s, 2, B1, speed=0)
-    s.cars[2].out = True
-    s._legal = {}
+    g, b = setup(n=3, four_opening_pit=True)
+    in_pit(b, 0)
+    put(b, 1, back(g, 1, 0), speed=0)
+    put(b, 2, B1, speed=0)
+    s = b.car(2, out=True).build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), A(K.ACCELERATE, 10))
     assert s.legal_actions(0) == [A(K.EXIT_PIT, B2_IDX)]
 
 
 def test_four_opening_pit_only_clockwise_car_enters_on_b_side_and_leaves_on_a_side() -> None:
-    g, s = setup(four_opening_pit=True)
-    put(s, 1, back(g, 1, 0), speed=40)
+    g, b = setup(four_opening_pit=True)
+    put(b, 1, back(g, 1, 0), speed=40)
     for sq, ok in ((1, True), (B1, True), (A2, False), (48, False)):
-        put(s, 0, sq, speed=20, facing=1)
+        put(b, 0, sq, speed=20, facing=1)
+        s = b.build()
         st = s.clone()
         choose(st, {0: BRAKE, 1: ACC})
         act(st, A(K.BRAKE, 10))
         assert (A(K.ENTER_PIT, 0) in st.legal_actions(0)) is ok, sq
-    g, s = setup(four_opening_pit=True)
-    in_pit(s, 0, opening=B2_IDX, square=1, facing=1)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup(four_opening_pit=True)
+    in_pit(b, 0, opening=B2_IDX, facing=1)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0))
     act(s, A(K.ACCELERATE, 10))
@@ -799,9 +810,10 @@ def test_four_opening_pit_only_clockwise_car_enters_on_b_side_and_leaves_on_a_si
 
 
 def test_four_opening_pit_basic_game_has_one_entry_and_one_exit() -> None:
-    g, s = setup()
-    in_pit(s, 0, opening=A2_IDX)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup()
+    in_pit(b, 0, opening=A2_IDX)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     act(s, A(K.ACCELERATE, 0), A(K.ACCELERATE, 10))
     assert s.legal_actions(0) == [A(K.EXIT_PIT, B1_IDX)]
@@ -809,9 +821,10 @@ def test_four_opening_pit_basic_game_has_one_entry_and_one_exit() -> None:
 
 # ====================================================================== laps through the pit
 def test_counter_clockwise_pass_through_the_pit_counts_as_crossing_the_line() -> None:
-    g, s = setup()
-    in_pit(s, 0, laps=1)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup()
+    in_pit(b, 0, laps=1)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     assert s.laps(0) == 1
     choose(s, {0: ACC, 1: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (0,))  # further ahead: acts first
@@ -823,9 +836,10 @@ def test_counter_clockwise_pass_through_the_pit_counts_as_crossing_the_line() ->
 
 
 def test_pit_pass_completing_last_lap_owes_one_more_lap_won_only_on_track() -> None:
-    g, s = setup()
-    in_pit(s, 0, laps=2)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup()
+    in_pit(b, 0, laps=2)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     choose(s, {0: ACC, 1: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (0,))
     act(s, A(K.ACCELERATE, 10), A(K.EXIT_PIT, B1_IDX))
@@ -837,7 +851,7 @@ def test_pit_pass_completing_last_lap_owes_one_more_lap_won_only_on_track() -> N
     act(s, A(K.ACCELERATE, 0))  # seat 1
     s2 = s.clone()
     assert s2.decision_kind() is DecisionKind.CARD
-    put(s2, 0, 51, speed=10, laps=3)
+    s2 = moved(s2, 0, 51, speed=10, laps=3)
     choose(s2, {0: ACC, 1: ACC})
     act(s2, A(K.ACCELERATE, 0), step(FWD))
     assert s2.is_terminal()
@@ -845,9 +859,10 @@ def test_pit_pass_completing_last_lap_owes_one_more_lap_won_only_on_track() -> N
 
 
 def test_clockwise_pass_through_the_pit_counts_no_lap() -> None:
-    g, s = setup(four_opening_pit=True)
-    in_pit(s, 0, opening=B1_IDX, square=B1, facing=1, laps=2)
-    put(s, 1, back(g, 1, 0), speed=0)
+    g, b = setup(four_opening_pit=True)
+    in_pit(b, 0, opening=B1_IDX, facing=1, laps=2)
+    put(b, 1, back(g, 1, 0), speed=0)
+    s = b.build()
     assert s.laps(0) == 2
     choose(s, {0: ACC, 1: ACC})
     assert decision(s) == (DecisionKind.ACCELERATE, (0,))
@@ -859,19 +874,21 @@ def test_clockwise_pass_through_the_pit_counts_no_lap() -> None:
 
 # ====================================================================== Turn Around
 def test_turn_around_card_not_offered_without_the_option() -> None:
-    g, s = setup()
-    put(s, 0, back(g, 0, 3), speed=50)
+    g, b = setup()
+    put(b, 0, back(g, 0, 3), speed=50)
+    s = b.build()
     assert card(TA) not in cards_of(s, 0)
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 0, 3), speed=50)
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 0, 3), speed=50)
+    s = b.build()
     assert card(TA) in cards_of(s, 0)
 
 
 def test_u_turn_goes_to_parallel_square_of_other_edge_lane_facing_flips_speed_10() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 0, 5), speed=40)
-    put(s, 1, back(g, 1, 11), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 0, 5), speed=40)
+    put(b, 1, back(g, 1, 11), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)
     assert decision(s) == (DecisionKind.TURN_AROUND, (0,))
@@ -889,9 +906,10 @@ def test_u_turn_goes_to_parallel_square_of_other_edge_lane_facing_flips_speed_10
 
 
 def test_u_turn_from_outside_lane_to_inside_lane() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 2, 4), speed=10)
-    put(s, 1, back(g, 1, 11), speed=0)
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 2, 4), speed=10)
+    put(b, 1, back(g, 1, 11), speed=0)
+    s = b.build()
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)
     act(s, A(K.TURN_AROUND, 0))
@@ -902,10 +920,10 @@ def test_u_turn_from_outside_lane_to_inside_lane() -> None:
 
 
 def test_bootlegger_at_40_plus_one_square_forward_40_mph_curve_speed_zero() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 1, 5), speed=60)  # middle lane: no U-turn, bootlegger only
-    put(s, 1, back(g, 2, 11), speed=0)
-    s.cars[0].luck = 0
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 1, 5), speed=60)  # middle lane: no U-turn, bootlegger only
+    put(b, 1, back(g, 2, 11), speed=0)
+    s = b.car(0, luck=0).build()
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)
     assert s.legal_actions(0) == [A(K.TURN_AROUND, 1)]
@@ -921,22 +939,23 @@ def test_bootlegger_at_40_plus_one_square_forward_40_mph_curve_speed_zero() -> N
 
 
 def test_bootlegger_needs_40_mph() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 1, 5), speed=30)
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 1, 5), speed=30)
+    s = b.build()
     assert card(TA) not in cards_of(s, 0)
-    put(s, 0, back(g, 0, 5), speed=30)
-    put(s, 1, back(g, 1, 11), speed=0)
+    s = put(b, 0, back(g, 0, 5), speed=30).build()
+    s = put(b, 1, back(g, 1, 11), speed=0).build()
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)
     assert s.legal_actions(0) == [A(K.TURN_AROUND, 0)]
 
 
 def test_turn_around_chips_met_apply_in_the_final_square() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 0, 5), speed=10)
-    put(s, 1, back(g, 1, 11), speed=0)
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 0, 5), speed=10)
+    put(b, 1, back(g, 1, 11), speed=0)
     middle, final = back(g, 1, 5), back(g, 2, 5)
-    s.track_chips[middle] = 0  # tacks crossed on the way
+    s = lay_chip(b, middle, 0).build()  # tacks crossed on the way
     tacks_supply = s.supply[0]
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)
@@ -951,9 +970,10 @@ def test_turn_around_chips_met_apply_in_the_final_square() -> None:
 
 
 def test_turn_around_blocked_car_moves_normally() -> None:
-    g, s = setup(turn_around=True)
-    put(s, 0, back(g, 0, 5), speed=30)
-    put(s, 1, back(g, 1, 5), speed=0)  # blocks the U-turn; 30 mph is too slow to bootleg
+    g, b = setup(turn_around=True)
+    put(b, 0, back(g, 0, 5), speed=30)
+    put(b, 1, back(g, 1, 5), speed=0)  # blocks the U-turn; 30 mph is too slow to bootleg
+    s = b.build()
     assert card(TA) in cards_of(s, 0)
     choose(s, {0: TA, 1: ACC})
     act(s, A(K.ACCELERATE, 0))  # seat 1 (Accelerate 4 acts before Turn Around 5)

@@ -14,6 +14,7 @@ from ryderz_builders import (
     position,
     st,
     straight_at,
+    with_prizms,
 )
 
 from agents.bot import Bot, Evaluator, RandomBot
@@ -57,17 +58,17 @@ def test_bot_and_evaluator_protocols() -> None:
 
 
 def test_takes_the_scoring_straight_over_crashing_curves() -> None:
-    g = game(num_players=2)
+    g = game(num_players=3)
     # seat 0 heads up the table in 3rd gear; a neutral Prizm lies 4 in ahead (a 3rd-gear
-    # straight crosses it), and seat 1's Lazer runs along both sides of the head, so every
-    # curve crashes into it
+    # straight crosses it), and the Lazers of seats 1 and 2 run along both sides of the head
+    # (one Lazer is one chain: a wall each), so every curve crashes into them
     head = Pose(0.0, -6.0, UP)
     wall_l = chain(g, 1, Pose(-1.2, -9.0, UP), [st(3)])
-    wall_r = chain(g, 1, Pose(1.2, -9.0, UP), [st(3)])
+    wall_r = chain(g, 2, Pose(1.2, -9.0, UP), [st(3)])
     s = position(
         g,
         0,
-        lazers={0: [straight_at(g, 0, head, 3)], 1: wall_l + wall_r},
+        lazers={0: [straight_at(g, 0, head, 3)], 1: wall_l, 2: wall_r},
         prizms=[Prizm(0.0, -2.0), Prizm(0.0, 8.0)],
         gears={0: 3},
     )
@@ -84,9 +85,8 @@ def test_takes_the_scoring_straight_over_crashing_curves() -> None:
 
 def test_launch_faces_a_prizm_in_reach() -> None:
     g = game(num_players=2)
-    s = g.new_initial_state(0)
-    s.prizms = [Prizm(1.0, 3.0), Prizm(-14.0, 9.0)]  # the second is out of seat 0's aim
-    s._reset_caches()
+    # the second is out of seat 0's aim
+    s = with_prizms(g.new_initial_state(0), [Prizm(1.0, 3.0), Prizm(-14.0, 9.0)])
     bot = RyderzHeuristic(seed=1)
     a = bot.act(s, 0)
     aims = aim_launches(s, 0)
@@ -146,16 +146,18 @@ def test_shark_adds_the_straight_only_when_it_scores() -> None:
 
 
 def test_avoids_a_crash_when_the_line_ahead_scores_later() -> None:
-    g = game(num_players=2)
+    g = game(num_players=3)
     # heading down the table in 2nd gear with a Prizm 5.5 in ahead on the line (no straight
-    # crosses it this turn); a hard turn either way crashes into seat 1's Lazer beside it
-    # (then a relaunch from the rim, 18 in from the Prizm), the straights do not
+    # crosses it this turn); a hard turn either way crashes into the Lazer beside it (seats 1
+    # and 2: one Lazer is one chain) (then a relaunch from the rim, 18 in from the Prizm), the
+    # straights do not
     head = Pose(0.0, 6.0, DOWN)
-    walls = chain(g, 1, Pose(-1.5, 8.0, DOWN), [st(3)]) + chain(g, 1, Pose(1.5, 8.0, DOWN), [st(3)])
+    wall_l = chain(g, 1, Pose(-1.5, 8.0, DOWN), [st(3)])
+    wall_r = chain(g, 2, Pose(1.5, 8.0, DOWN), [st(3)])
     s = position(
         g,
         0,
-        lazers={0: [straight_at(g, 0, head, 2)], 1: walls},
+        lazers={0: [straight_at(g, 0, head, 2)], 1: wall_l, 2: wall_r},
         prizms=[Prizm(0.0, 0.5), Prizm(12.0, -9.0, 1)],
         gears={0: 2},
     )

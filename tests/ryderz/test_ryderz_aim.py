@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from ryderz_builders import game
+from ryderz_builders import game, with_prizms
 
 from ryderz_env.rules import Prizm, aim_launches, launch_aim
 from ryderz_env.rules.aim import LaunchAim
@@ -64,8 +64,9 @@ def test_grid_positions_cover_the_reach_evenly() -> None:
 
 def test_aim_launches_gives_each_prizm_its_facing_position_or_none() -> None:
     g = game(num_players=2)
-    s = g.new_initial_state(0)
-    s.prizms = [Prizm(0.0, 5.0), Prizm(17.0, 0.0), Prizm(-1.0, -2.0, 1)]
+    s = with_prizms(
+        g.new_initial_state(0), [Prizm(0.0, 5.0), Prizm(17.0, 0.0), Prizm(-1.0, -2.0, 1)]
+    )
     xs = aim_launches(s, 0)
     assert xs[0] == pytest.approx(0.0, abs=1e-9) and xs[1] is None
     assert xs == [LaunchAim(g).aim(0, q.x, q.y) for q in s.prizms]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from ryderz_builders import EAST, game, piece, position, st
+from ryderz_builders import EAST, game, piece, position, st, straight_at
 
 from ryderz_env.encode import EDGE_INSET, RAY_SAGITTA, VectorEncoder, ray_distances
 from ryderz_env.rules import Action, Game, Pose, Prizm
@@ -108,7 +108,9 @@ def test_a_ray_through_a_corner_of_the_table_meets_it_there() -> None:
 def test_a_piece_across_the_path_shortens_the_ray_ahead() -> None:
     g = game()
     other = piece(g, 1, st(3), Pose(3.0, -2.25, math.pi / 2))  # x = 3, y in [-2.25, 2.25]
-    s = position(g, 0, lazers={1: [other]}, heads={0: Pose(-4.0, 0.0, EAST)}, prizms=[])
+    # seat 0's head at (-4, 0) heading east: the exit of its 1st-gear straight
+    mine = straight_at(g, 0, Pose(-4.0, 0.0, EAST), 1)
+    s = position(g, 0, lazers={0: [mine], 1: [other]}, prizms=[])
     enc = VectorEncoder(g)
     r = enc.rays(s, 0) * enc.ray_range
     tip = -4.0 + g.pieces.tip
@@ -126,7 +128,9 @@ def test_encoding_size_matches_the_blocks_and_stays_in_range() -> None:
 
 def test_prizms_are_given_in_the_observers_frame() -> None:
     g = game()
-    s = position(g, 0, heads={0: Pose(0.0, 0.0, math.pi / 2)}, prizms=[Prizm(0.0, 3.0)])
+    # seat 0's head at the centre heading north: the exit of its 1st-gear straight
+    mine = straight_at(g, 0, Pose(0.0, 0.0, math.pi / 2), 1)
+    s = position(g, 0, lazers={0: [mine]}, prizms=[Prizm(0.0, 3.0)])
     enc = VectorEncoder(g)
     v = enc.encode(s, 0)
     start = sum(n for name, n in enc.blocks[: [b[0] for b in enc.blocks].index("prizms")])

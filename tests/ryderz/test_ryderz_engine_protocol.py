@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import shapely
 from determinism import assert_same_in_two_processes
+from ryderz_builders import EAST, PREV, move, position, skip_to_move, straight_at
 
 from ryderz_env.rules import (
     NOOP,
@@ -23,6 +24,8 @@ from ryderz_env.rules import (
     IllegalActionError,
     InvalidStateError,
     Move,
+    Pose,
+    Prizm,
     State,
 )
 
@@ -225,9 +228,12 @@ def test_continuous_chance_has_no_discrete_outcomes_and_checks_its_values() -> N
 
 def test_tossed_prizm_off_the_table_is_rejected() -> None:
     g = Game()
-    s = g.new_initial_state(0)
-    s.chance = {"kind": ChanceKind.TOSS.value}
-    s.decision = None
+    # seat 0 scores the neutral Prizm its straight crosses: a fresh one is tossed
+    pre = straight_at(g, 0, Pose(-4.0, 0.0, EAST), 1, PREV)
+    s = position(g, 0, lazers={0: [pre]}, prizms=[Prizm(-1.75, 0.3), Prizm(9.0, -9.0, 1)])
+    skip_to_move(s)
+    move(s, 0, Move.STRAIGHT)
+    assert s.chance_kind() is ChanceKind.TOSS
     with pytest.raises(IllegalActionError, match="wholly on the table"):
         s.apply_chance([17.9, 0.0])
     with pytest.raises(IllegalActionError, match="point"):

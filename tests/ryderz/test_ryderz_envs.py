@@ -24,7 +24,18 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo import AECEnv, ParallelEnv
-from ryderz_builders import EAST, PREV, UP, chain, launch_point, position, st, straight_at
+from ryderz_builders import (
+    EAST,
+    PREV,
+    UP,
+    chain,
+    edited,
+    position,
+    st,
+    straight_at,
+    with_lazer,
+    with_prizms,
+)
 
 from ryderz_env import envs
 from ryderz_env.envs import EnvConfig
@@ -139,10 +150,9 @@ def eastward(g: Game, gear: int = 3, prizms: Any = (), **kw: Any) -> State:
 
 def crash_position(g: Game) -> State:
     """Seat 0 about to go north from (-4.5, -1) with a 3rd-gear straight that hits seat 1's
-    Lazer along y = 2 (seat 1 keeps its front pieces; seat 0 loses everything)."""
-    victim = [launch_point(g, 1, g.table.seat_position(1, 2))] + chain(
-        g, 1, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)]
-    )
+    Lazer along y = 2 (seat 1 keeps its front pieces; seat 0 loses everything). Seat 1's
+    Lazer has lost its Launch Point (hit before): a Lazer is one chain."""
+    victim = chain(g, 1, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)])
     pre = straight_at(g, 0, Pose(-4.5, -1.0, UP), 1, PREV)
     return position(
         g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)], gears={0: 3}
@@ -369,10 +379,7 @@ def test_discrete_aim_index_launches_facing_the_prizm(n: int) -> None:
     s = env.session.state
     assert layout.slots == 3 * n and len(s.prizms) == n
     # Prizm 0 off seat 0's axis (x far from 0); Prizm 1 to seat 0's right, out of reach
-    s.prizms[0] = Prizm(3.0, -6.0)
-    s.prizms[1] = Prizm(12.0, 0.0)
-    s._reset_caches()
-    env.session._changed()
+    inject(env, with_prizms(s, [Prizm(3.0, -6.0), Prizm(12.0, 0.0), *s.prizms[2:]]))
     mask = env.observe("player_0")["action_mask"]
     for gear in range(1, env.game.top_gear + 1):
         assert mask[grid_index(layout, gear, 0) : grid_index(layout, gear, layout.k)].all()
@@ -406,9 +413,7 @@ def test_discrete_aim_at_an_empty_slot_or_an_unfaced_prizm_is_illegal() -> None:
     env.reset(seed=0)
     layout = env.adapter.layout
     s = env.session.state
-    s.prizms[1] = Prizm(12.0, 0.0)
-    s._reset_caches()
-    env.session._changed()
+    inject(env, with_prizms(s, [s.prizms[0], Prizm(12.0, 0.0), *s.prizms[2:]]))
     before = snapshot(env)
     for index in (
         aim_index(layout, 2, 1),
@@ -694,11 +699,14 @@ def move_hidden_launch(state: State, viewer: int, rng: np.random.Generator) -> S
         return t
     where, i = others[int(rng.integers(len(others)))]
     x = float(rng.uniform(-1, 1))
-    if where == "chance":
-        t.chance = {**t.chance, "x": x}
-    else:
-        t.tasks[i] = ("launch", t.tasks[i][1], x)
-    return t
+
+    def aim_elsewhere(d: dict[str, Any]) -> None:
+        if where == "chance":
+            d["chance"]["x"] = x
+        else:
+            d["tasks"][i][2] = x
+
+    return edited(t, aim_elsewhere)
 
 
 @pytest.mark.parametrize(("obs_mode", "mode"), [("vector", "hybrid"), ("image", "discrete")])
@@ -719,9 +727,7 @@ def test_the_leak_check_sees_a_changed_launch_point() -> None:
         t = move_hidden_launch(state, viewer, rng)
         p = t.players[(viewer + 1) % len(t.players)]
         if p.lazer:  # a placed Launch Point is public: moving it must show
-            p.lazer = [t.game.launch_element(p.seat, p.lazer[0].t + 1.0, 0)]
-            p.head = p.lazer[0].exit
-            t._reset_caches()
+            t = with_lazer(t, p.seat, [t.game.launch_element(p.seat, p.lazer[0].t + 1.0, 0)])
         return t
 
     def placed(state: State, rng: np.random.Generator) -> State:

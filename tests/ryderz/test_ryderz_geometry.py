@@ -444,7 +444,8 @@ def _crossing_opponent(g, prizms):
     straight runs north along x = 0 from (0, -2.25) to (0, 2.25): the two overlap in the
     square |x|, |y| <= 0.375 (corners 0.53 from the origin)."""
     other = piece(g, 1, st(3), Pose(0.0, -2.25, UP))
-    return eastward(g, 3, prizms=prizms, lazers={1: [other]}), other
+    s = eastward(g, 3, prizms=prizms, lazers={1: [other]})
+    return s, s.players[1].lazer[0]  # the piece as laid on the table
 
 
 def test_contact_with_opponent_only_inside_a_prizm_disc_does_not_crash():
@@ -484,6 +485,7 @@ def test_point_grazing_an_opponent_only_inside_a_prizm_disc_does_not_crash(with_
     other = piece(g, 1, st(3), Pose(1.0, -2.25, UP))
     prizms = [Prizm(0.75, 0.0, 0)] if with_disc else []
     s = eastward(g, 3, prizms=prizms, lazers={1: [other]})
+    (other,) = s.players[1].lazer  # the piece as laid on the table
     move(s, 0, Move.STRAIGHT)
     crashed = s.players[0].lazer == []
     assert crashed is not with_disc

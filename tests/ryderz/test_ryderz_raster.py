@@ -16,11 +16,25 @@ import pickle
 
 import numpy as np
 import pytest
-from ryderz_builders import L, R, chain, game, position, soft, st
+from ryderz_builders import (
+    EAST,
+    L,
+    R,
+    chain,
+    edited,
+    game,
+    move,
+    piece,
+    position,
+    skip_to_move,
+    soft,
+    st,
+    straight_at,
+)
 
 from ryderz_env.raster import ImageEncoder, table_diameter
-from ryderz_env.rules import Pose, Prizm, State
-from ryderz_env.rules.geometry import make_element
+from ryderz_env.rules import DecisionKind, Move, Pose, Prizm, State
+from ryderz_env.rules.serialize import element_to_dict
 
 OWN, OTHERS, NEUTRAL, OWN_P, OTHER_P, TABLE = range(6)
 
@@ -60,54 +74,44 @@ def check_disc(
 
 def rotate(s: State, theta: float) -> State:
     """The whole position turned by ``theta`` about the round table's centre (the origin):
-    every piece, Launch Point, head and Prizm."""
+    every piece, Launch Point, head and Prizm (each Lazer laid again as a chain from its
+    turned start, so that the turned state is valid)."""
     g = s.game
     c, sn = math.cos(theta), math.sin(theta)
 
     def turn(p: Pose) -> Pose:
         return Pose(c * p.x - sn * p.y, sn * p.x + c * p.y, p.h + theta)
 
-    t = s.clone()
-    for p in t.players:
-        els = []
-        for e in p.lazer:
-            if e.is_launch:  # perimeter position t runs clockwise
-                els.append(g.launch_element(e.owner, e.t - theta * g.table.radius, e.turn))
-            else:
-                shape = g.shapes[(e.kind, e.gear, e.side)]
-                els.append(
-                    make_element(
-                        e.owner,
-                        e.kind,
-                        e.gear,
-                        e.side,
-                        turn(e.pose),
-                        e.turn,
-                        shape.outline,
-                        shape.exit,
-                    )
-                )
-        p.lazer = els
-        p.head = None if p.head is None else turn(p.head)
-    t.prizms = [Prizm(c * q.x - sn * q.y, sn * q.x + c * q.y, q.owner) for q in t.prizms]
-    t._reset_caches()
-    return t
+    def change(d: dict) -> None:
+        for player, p in zip(d["players"], s.players, strict=True):
+            els = []
+            for e in p.lazer:
+                if e.is_launch:  # perimeter position t runs clockwise
+                    els.append(g.launch_element(e.owner, e.t - theta * g.table.radius, e.turn))
+                else:
+                    pose = els[-1].exit if els else turn(e.pose)
+                    els.append(piece(g, e.owner, (e.kind, e.gear, e.side), pose, e.turn))
+            player["lazer"] = [element_to_dict(e) for e in els]
+            player["head"] = [els[-1].exit.x, els[-1].exit.y, els[-1].exit.h] if els else None
+        d["prizms"] = [[c * q.x - sn * q.y, sn * q.x + c * q.y, q.owner] for q in s.prizms]
+
+    return edited(s, change)
 
 
-def midgame(num_players: int = 2) -> State:
-    """Seat 0 (to move) with a Lazer out from its Launch Point ending in a 4.5-inch straight,
-    seat 1 with a short Lazer; Prizms neutral, seat 0's and seat 1's."""
+def midgame(num_players: int = 2, prizms: list[Prizm] | None = None, extra: tuple = ()) -> State:
+    """Seat 0 (to move) with a Lazer out from its Launch Point ending in a 4.5-inch straight
+    (then the ``extra`` pieces), seat 1 with a short Lazer; Prizms neutral, seat 0's and seat
+    1's (or ``prizms``)."""
     g = game(num_players=num_players)
     s = position(g, 0)
     lp0, lp1 = s.players[0].lazer[0], s.players[1].lazer[0]
     laz = {
-        0: [lp0, *chain(g, 0, lp0.exit, [st(2), soft(2, L), soft(1, R), st(3)])],
+        0: [lp0, *chain(g, 0, lp0.exit, [st(2), soft(2, L), soft(1, R), st(3), *extra])],
         1: [lp1, *chain(g, 1, lp1.exit, [st(1), soft(2, R)])],
     }
-    s = position(g, 0, lazers=laz)
-    s.prizms = [Prizm(-6.0, 3.0), Prizm(5.0, -8.0, 0), Prizm(2.0, 9.0, 1)]
-    s._reset_caches()
-    return s
+    if prizms is None:
+        prizms = [Prizm(-6.0, 3.0), Prizm(5.0, -8.0, 0), Prizm(2.0, 9.0, 1)]
+    return position(g, 0, lazers=laz, prizms=prizms)
 
 
 def test_image_shape_type_channels_and_levels() -> None:
@@ -134,8 +138,7 @@ def test_a_prizm_straight_ahead_of_the_head_appears_above_the_centre() -> None:
     head = s.players[0].head
     assert head is not None
     x, y = head.ahead(3.0)
-    s.prizms = [Prizm(x, y)]
-    s._reset_caches()
+    s = midgame(prizms=[Prizm(x, y)])
     enc = ImageEncoder(s.game, size=64, extent=8.0)  # a quarter inch a pixel
     img = enc.encode(s, 0)
     disc = img[NEUTRAL]
@@ -206,7 +209,13 @@ def test_before_launch_and_after_a_crash_the_frame_is_the_seats_launch_frame() -
     enc = ImageEncoder(s.game)
     tb = s.game.table
     seat_frame = tb.launch_frame(tb.seat_position(1, 2))
-    s.players[1].head = None  # as after a crash
+    # seat 1 crashes (its straight runs off the table): no head until its respawn
+    g = s.game
+    laz = {0: s.players[0].lazer, 1: [straight_at(g, 1, Pose(17.0, 0.0, EAST), 1)]}
+    s = position(g, 1, lazers=laz, prizms=s.prizms)
+    skip_to_move(s)
+    move(s, 0, Move.STRAIGHT)
+    assert s.players[1].head is None and s.decision_kind() is DecisionKind.RESPAWN
     assert enc.frame(s, 1) == seat_frame
     assert enc.frame(s, 0) == s.players[0].head
 
@@ -214,10 +223,7 @@ def test_before_launch_and_after_a_crash_the_frame_is_the_seats_launch_frame() -
 def test_encoding_is_deterministic_and_independent_of_what_was_encoded_before() -> None:
     s = midgame()
     g = s.game
-    t = s.clone()  # one more piece on seat 0's Lazer
-    t.players[0].lazer.append(chain(g, 0, t.players[0].head, [st(1)])[0])
-    t.players[0].head = t.players[0].lazer[-1].exit
-    t._reset_caches()
+    t = midgame(extra=(st(1),))  # one more piece on seat 0's Lazer
     fresh = {
         (key, seat): ImageEncoder(g).encode(state, seat)
         for key, state in (("s", s), ("t", t))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from ryderz_builders import game
+from ryderz_builders import game, with_prizms
 
 from ryderz_env.render import (
     FLOOR,
@@ -27,8 +27,7 @@ def test_picture_shows_table_launch_points_prizms_and_lazers_in_place() -> None:
     g = game(num_players=2)
     s = g.new_initial_state(0)
     s.apply_actions({0: Action.launch(2, 0.0), 1: Action.launch(1, 0.0)})
-    s.prizms[0] = Prizm(s.prizms[0].x, s.prizms[0].y, 1)
-    s._reset_caches()
+    s = with_prizms(s, [Prizm(s.prizms[0].x, s.prizms[0].y, 1), *s.prizms[1:]])
     s.apply_action(Action.move(0, Move.STRAIGHT))  # seat 0 (gear 2) lays a 3-inch straight
     painter = TablePainter(g, size=360)
     img = painter.paint(s)
@@ -67,8 +66,7 @@ def test_ansi_names_round_decision_deciders_each_seat_and_every_prizm() -> None:
         assert "power ready" in line
     assert "supply straight/soft/hard by gear: 2/2/2 2/2/2 2/2/2 2/2/0 2/0/0" in text
     s.apply_actions({0: Action.launch(2, 0.0), 1: Action.launch(1, 0.0)})
-    s.prizms[0] = Prizm(s.prizms[0].x, s.prizms[0].y, 1)
-    s._reset_caches()
+    s = with_prizms(s, [Prizm(s.prizms[0].x, s.prizms[0].y, 1), *s.prizms[1:]])
     text = render_ansi(s)
     head = s.players[0].head
     assert f"head {head}" in text and "waiting for" in text

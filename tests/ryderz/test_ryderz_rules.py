@@ -10,6 +10,7 @@ test says otherwise. Expected values are computed by hand from the config number
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 
@@ -17,6 +18,7 @@ import pytest
 import shapely
 from ryderz_builders import (
     EAST,
+    HARD,
     LAUNCH,
     NOW,
     OLD,
@@ -31,6 +33,7 @@ from ryderz_builders import (
     chain,
     close_pose,
     decline,
+    edited,
     engines,
     game,
     hard,
@@ -39,12 +42,13 @@ from ryderz_builders import (
     new_pieces,
     piece,
     position,
-    set_lazer,
     soft,
     specs_of,
     st,
     straight_at,
     toss,
+    with_lazer,
+    with_prizms,
 )
 
 from ryderz_env.rules import (
@@ -178,9 +182,7 @@ def test_turn_order_highest_gear_first_ties_clockwise_from_the_marker():
 
 def test_later_gear_changes_do_not_reorder_the_round_and_the_marker_passes_left():
     g = game(num_players=4)
-    s = engines(g, [2, 5, 4, 2])
-    s.prizms = []
-    s._reset_caches()
+    s = with_prizms(engines(g, [2, 5, 4, 2]), [])
     seen = []
     for shift in (-1, -1, 1, 1):  # seat 1 -> 4, seat 2 -> 3, seat 3 -> 2, seat 0 -> 2
         seen.append(s.current_players()[0])
@@ -425,6 +427,7 @@ def test_scored_prizm_touched_by_two_colours_stays_where_it_is():
     # of seat 0's new piece (top edge 0.375)
     other = piece(g, 1, st(5), Pose(-6.0, 1.4, EAST))
     s = eastward(g, 3, prizms=[Prizm(-1.75, 0.3)], lazers={1: [other]})
+    (other,) = s.players[1].lazer  # the piece as laid on the table
     assert s.locked(0) is False
     move(s, 0, Move.STRAIGHT)
     assert s.prizms[0] == Prizm(-1.75, 0.3, 0)
@@ -435,36 +438,36 @@ def test_scored_prizm_touched_by_two_colours_stays_where_it_is():
 
 # ---------------------------------------------------------------------------- crash
 def victim_line(g, seat: int = 1):
-    """Seat 1's Lazer along y = 2: its Launch Point (top), then A, B (2nd-gear straights
-    x -9..-6, -6..-3) and C, D (3rd-gear straights x -3..1.5, 1.5..6); D is front-most."""
-    return [launch_point(g, seat, g.table.seat_position(seat, 2))] + chain(
-        g, seat, Pose(-9.0, 2.0, EAST), [st(2), st(2), st(3), st(3)]
-    )
+    """Seat 1's Lazer along y = 0: its Launch Point on the west edge (its exit at x = -17.36,
+    heading east), then A, B (2nd-gear straights x -17.36..-14.36, -14.36..-11.36) and C, D
+    (3rd-gear straights x -11.36..-6.86, -6.86..-2.36); D is front-most."""
+    lp = launch_point(g, seat, 0.25 * g.table.perimeter)
+    return [lp, *chain(g, seat, lp.exit, [st(2), st(2), st(3), st(3)])]
 
 
-def northward(g, x: float, victim):
+def northward(g, x: float, victim, prizms=None):
     """Seat 0 about to go north from (x, -1) with a 3rd-gear straight (y -1 .. 3.5),
-    crossing y = 2; it owns a Prizm far away."""
+    crossing y = 0; it owns a Prizm far away (or ``prizms``)."""
     pre = straight_at(g, 0, Pose(x, -1.0, UP), 1, PREV)
-    return position(
-        g, 0, lazers={0: [pre], 1: victim}, prizms=[Prizm(10.0, -10.0, 0)], gears={0: 3}
-    )
+    if prizms is None:
+        prizms = [Prizm(10.0, -10.0, 0)]
+    return position(g, 0, lazers={0: [pre], 1: victim}, prizms=prizms, gears={0: 3})
 
 
 @pytest.mark.parametrize(
     "x, kept",
     [
-        (-4.5, ["C", "D"]),  # hits B: B, A and the Launch Point go
-        (4.0, ["D"]),  # hits the front-most piece: it keeps just that
-        (-3.0, ["D"]),  # hits B and C at their joint: the newest hit is C
-        (-7.5, ["B", "C", "D"]),
+        (-12.9, ["C", "D"]),  # hits B: B, A and the Launch Point go
+        (-4.6, ["D"]),  # hits the front-most piece: it keeps just that
+        (-11.36, ["D"]),  # hits B and C at their joint: the newest hit is C
+        (-15.9, ["B", "C", "D"]),
     ],
 )
 def test_crash_victim_removes_newest_hit_piece_and_older_keeping_the_front(x, kept):
     g = game()
-    victim = victim_line(g)
+    s = northward(g, x, victim_line(g))
+    victim = list(s.players[1].lazer)  # as laid on the table
     names = dict(zip("ABCD", victim[1:], strict=True))
-    s = northward(g, x, victim)
     head1 = s.players[1].head
     move(s, 0, Move.STRAIGHT)
     v = s.players[1]
@@ -486,14 +489,12 @@ def test_crash_victim_removes_newest_hit_piece_and_older_keeping_the_front(x, ke
 def test_crash_scored_prizm_on_the_crashers_removed_pieces_stays():
     g = game()
     victim = victim_line(g)
-    s = northward(g, 4.0, victim)
     # seat 0's Prizm lies on its previous piece (y -2.5 .. -1), clear of the new one
-    s.prizms = [Prizm(4.0, -2.0, 0)]
-    s._reset_caches()
+    s = northward(g, -4.6, victim, prizms=[Prizm(-4.6, -2.0, 0)])
     assert s.locked(0)
     move(s, 0, Move.STRAIGHT)
     assert s.players[0].lazer == []
-    assert s.prizms == [Prizm(4.0, -2.0, 0)]
+    assert s.prizms == [Prizm(-4.6, -2.0, 0)]
 
 
 def test_crash_hits_every_victim():
@@ -502,6 +503,7 @@ def test_crash_hits_every_victim():
     two = chain(g, 2, Pose(-6.0, 4.0, EAST), [st(2), st(3)])
     pre = straight_at(g, 0, Pose(-4.5, -1.0, UP), 1, PREV)
     s = position(g, 0, lazers={0: [pre], 1: one, 2: two}, prizms=[], gears={0: 5})
+    one, two = list(s.players[1].lazer), list(s.players[2].lazer)  # as laid on the table
     move(s, 0, Move.STRAIGHT)  # y -1 .. 6.5 along x = -4.5: hits both 2nd-gear straights
     assert s.players[0].lazer == []
     assert s.players[1].lazer == one[1:]
@@ -516,6 +518,7 @@ def test_launch_point_is_part_of_the_lazer_for_touching(start, crash):
     assert lp.tip(0.0)[0] == pytest.approx(math.sqrt(18**2 - 0.75**2) - 1.0 + TIP)
     pre = straight_at(g, 0, Pose(start, 0.0, EAST), 1, PREV)
     s = position(g, 0, lazers={0: [pre], 1: [lp]}, prizms=[], gears={0: 3})
+    (lp,) = s.players[1].lazer  # as laid on the table
     move(s, 0, Move.STRAIGHT)  # the tip reaches start + 4.875: 16.875 or 17.175
     assert (s.players[0].lazer == []) is crash
     assert s.players[1].lazer == [lp]  # hit, it is the front-most: it stays
@@ -556,6 +559,7 @@ def test_scored_prizm_sliding_onto_a_crossing_excuses_that_contact():
     g = game()
     other = piece(g, 1, st(3), Pose(0.0, -2.25, UP))
     s = eastward(g, 3, prizms=[Prizm(-1.75, 0.3)], lazers={1: [other]})
+    (other,) = s.players[1].lazer  # the piece as laid on the table
     move(s, 0, Move.STRAIGHT)
     assert s.prizms[0] == Prizm(pytest.approx(-0.25), pytest.approx(0.0, abs=1e-12), 0)
     assert specs_of(s.players[0].lazer) == [st(1), st(3)]  # no crash
@@ -729,6 +733,7 @@ def test_running_out_pulls_the_oldest_pieces_launch_point_first_keeping_the_head
     g = game()
     lazer = from_launch(g, 0, [st(1), st(1)])  # both 1st-gear straights on the table
     s = position(g, 0, lazers={0: lazer}, prizms=[], gears={0: 1})
+    lazer = list(s.players[0].lazer)  # as laid on the table
     head = s.players[0].head
     move(s, 0, Move.STRAIGHT)
     p = s.players[0]
@@ -746,6 +751,7 @@ def test_running_out_pulls_until_a_piece_of_the_gear_or_lower_is_free():
     # two 2nd-gear softs and then the oldest 1st-gear straight come off; that one is used
     lazer = from_launch(g, 0, [soft(2, L), soft(2, R), st(1), st(2), st(1), st(2)])
     s = position(g, 0, lazers={0: lazer}, prizms=[], gears={0: 2})
+    lazer = list(s.players[0].lazer)  # as laid on the table
     move(s, 0, Move.STRAIGHT)
     p = s.players[0]
     assert p.lazer[:-1] == lazer[4:]
@@ -754,13 +760,15 @@ def test_running_out_pulls_until_a_piece_of_the_gear_or_lower_is_free():
 
 
 def test_running_out_front_pose_kept_when_the_front_piece_itself_is_pulled():
-    # A constructed position (the supply is not conserved: the other 1st-gear straight is
-    # gone) where the only applicable piece is the front-most one: it is pulled and placed
-    # again on the same front pose.
-    g = game()
+    # A game where each player owns a single 1st-gear straight, on the table as the front
+    # piece: the only applicable piece is the front-most one; it is pulled and placed again
+    # on the same front pose.
+    pieces = copy.deepcopy(game().file_data["pieces"])
+    pieces["gears"][0]["supply"]["straight"] = 1
+    g = game(files={"pieces": pieces})
     lazer = from_launch(g, 0, [st(1)])
     s = position(g, 0, lazers={0: lazer}, prizms=[], gears={0: 1})
-    s.players[0].supply[0][S] = 0
+    assert s.players[0].supply[0][S] == 0
     head = s.players[0].head
     move(s, 0, Move.STRAIGHT)
     p = s.players[0]
@@ -876,6 +884,7 @@ def test_third_prizm_wins_even_if_the_piece_then_would_crash():
         lazers={1: [other]},
         prizms=[Prizm(10.0, 10.0, 0), Prizm(-10.0, 10.0, 0), Prizm(-1.75, 0.3)],
     )
+    (other,) = s.players[1].lazer  # the piece as laid on the table
     move(s, 0, Move.STRAIGHT)
     assert s.outcome().reason is Outcome.WIN and s.outcome().winner == 0
     assert s.players[1].lazer == [other]
@@ -898,9 +907,7 @@ def test_two_prizms_scored_in_the_winning_turn_are_both_kept_and_not_replaced():
 
 def test_round_limit_truncates_with_zero_returns():
     g = game(round_limit=2)
-    s = engines(g, [3, 2])
-    s.prizms = []
-    s._reset_caches()
+    s = with_prizms(engines(g, [3, 2]), [])
     straights(s, 2)
     assert not s.is_terminal() and s.round == 2
     straights(s, 2)
@@ -1087,10 +1094,12 @@ def test_sheriff_top_gear_is_4_on_a_small_table():
 
 def test_power_decision_only_while_the_power_is_ready():
     g = powers_game("super_sheriff", "lazer_shark")
-    s = engines(g, [3, 2])
-    s.prizms = []
-    s.players[1].power_ready = False
-    s._reset_caches()
+
+    def no_prizms_seat_1_resting(d: dict) -> None:
+        d["prizms"] = []
+        d["players"][1]["power_ready"] = False
+
+    s = edited(engines(g, [3, 2]), no_prizms_seat_1_resting)
     assert s.decision_kind() is DecisionKind.POWER and s.current_players() == (0,)
     s.apply_action(A.sheriff(1, False))
     move(s, 0, Move.STRAIGHT)
@@ -1103,6 +1112,7 @@ def test_phantom_skips_the_crash_step():
     g = powers_game("phantom_cosmonaut")
     other = piece(g, 1, st(3), Pose(0.0, -2.25, UP))  # seat 1 along x = 0, y -2.25 .. 2.25
     s = eastward(g, 3, lazers={1: [other]}, power_ready={1: False})
+    (other,) = s.players[1].lazer  # the piece as laid on the table
     assert s.decision_kind() is DecisionKind.POWER
     assert set(s.legal_actions(0)) == {A(K.DECLINE), A(K.PHANTOM)}
     s.apply_action(A(K.PHANTOM))
@@ -1263,10 +1273,12 @@ def test_respawn_launch_point_outside_reach_is_illegal():
 
 
 def test_set_lazer_builder_keeps_supply_consistent():
-    # the builders' positions serialize and load back (supply + on table == owned)
+    # the builders' positions serialize and load back (supply + on table == owned): a
+    # Lazer replaced mid-scenario (with_lazer) too
     g = game()
     s = eastward(g, 3, prizms=[Prizm(-1.75, 0.3)])
-    set_lazer(s, 1, from_launch(g, 1, [st(2), hard(1, L)]))
+    s = with_lazer(s, 1, from_launch(g, 1, [st(2), hard(1, L)]))
+    assert s.players[1].supply[1][S] == 1 and s.players[1].supply[0][HARD] == 1
     t = g.state_from_dict(s.to_dict())
     assert snapshot(t) == snapshot(s)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ryderz_builders import game
+from ryderz_builders import game, with_prizms
 
 from ryderz_env.spaces import HybridActionSpace, masked_argmax
 
@@ -40,9 +40,8 @@ def test_discrete_layout_maps_moves_one_to_one_and_launches_to_grid_and_aims() -
     g = game(num_players=2)
     lay = DiscreteLayout(g, k=36)
     assert lay.size == (len(g.codec) - g.top_gear) + g.top_gear * (36 + 2 * 3)
-    s = g.new_initial_state(0)
-    s.prizms = [Prizm(0.0, 5.0), Prizm(17.0, 0.0)]  # seat 0 faces the first, not the second
-    s._reset_caches()
+    # seat 0 faces the first, not the second
+    s = with_prizms(g.new_initial_state(0), [Prizm(0.0, 5.0), Prizm(17.0, 0.0)])
     legal = lay.legal(s, 0)
     assert len(legal) == g.top_gear * (36 + 1)
     aim_index = lay.launch_base + 2 * lay.per_gear + 36  # gear 3, aim at Prizm 0

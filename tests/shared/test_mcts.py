@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from lunatix_builders import choose, first_round, give_gadget, hide_swap, put, square_at, touched
+from lunatix_builders import choose, edited, give_gadget, hide_swap, moved, put, square_at, start
 from random_play import random_state
 from ryderz_builders import PREV, position, skip_to_move, straight_at
 
@@ -53,12 +53,12 @@ def _lunatix_last_lap() -> Any:
     accelerating by 0 stays put and seat 1 then wins the same way."""
     g = LunatixGame(num_players=2)
     laps = g.rules.laps
-    s = first_round(g)
-    for c in s.cars:
-        c.luck = 0
-        c.speed = 0
-    put(s, 0, square_at(g, 0, -1), speed=0, laps=laps - 1)
-    put(s, 1, square_at(g, 1, -1), speed=0, laps=laps - 1)
+    b = start(g)
+    for seat in range(2):
+        b.car(seat, luck=0, speed=0)
+    put(b, 0, square_at(g, 0, -1), speed=0, laps=laps - 1)
+    put(b, 1, square_at(g, 1, -1), speed=0, laps=laps - 1)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     assert s.decision == {"kind": "accelerate", "seat": 0}
     return s
@@ -189,11 +189,12 @@ def test_determinized_search_does_not_read_hidden_gadgets() -> None:
     """Two states that differ only in seat 1's hidden gadgets (and the deck) give the same
     search for a fixed seed: every simulation starts from resample_hidden."""
     g = LunatixGame(num_players=3)
-    s = first_round(g)
-    give_gadget(s, 1, "Armor Plating")
-    give_gadget(s, 1, "Rocket Booster")
-    give_gadget(s, 2, "Battering Ram")
-    give_gadget(s, 0, "Charger")
+    b = start(g)
+    give_gadget(b, 1, "Armor Plating")
+    give_gadget(b, 1, "Rocket Booster")
+    give_gadget(b, 2, "Battering Ram")
+    give_gadget(b, 0, "Charger")
+    s = b.build()
     rng = np.random.default_rng(4)
     other = hide_swap(s, 0, rng)
     while other.to_dict() == s.to_dict():
@@ -233,16 +234,14 @@ def _lunatix_rival_out() -> Any:
     move, so a plain search played the first listed action, Accelerate 0, for ever and the
     game was truncated)."""
     g = LunatixGame(num_players=2)
-    s = first_round(g)
-    for c in s.cars:
-        c.luck = 0
-        c.speed = 0
-    put(s, 0, square_at(g, 0, 8), speed=0)
-    put(s, 1, square_at(g, 1, 5), speed=0)
+    b = start(g)
+    for seat in range(2):
+        b.car(seat, luck=0, speed=0)
+    put(b, 0, square_at(g, 0, 8), speed=0)
+    put(b, 1, square_at(g, 1, 5), speed=0)
+    s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
-    rival = s.cars[1]
-    rival.out, rival.max_speed, rival.speed = True, 0, 0
-    touched(s)
+    s = edited(s, lambda d: d["cars"][1].update(out=True, max_speed=0, speed=0))
     assert s.decision == {"kind": "accelerate", "seat": 0}
     return s
 
@@ -283,13 +282,12 @@ def test_a_lone_survivor_is_not_a_sure_win_and_prefers_progress() -> None:
     h = LunatixHeuristic(seed=0)
     v = h.value(s, 0)
     assert 0.0 < v < 1.0
-    ahead = s.clone()
-    ahead.cars[0].u += 20
-    touched(ahead)
+    # 17 squares further on in the inside lane: about 20 squares of progress more
+    ahead = moved(s, 0, square_at(s.game, 0, 8 + 17), speed=0)
+    assert ahead.cars[0].u == pytest.approx(s.cars[0].u + 19.75)
     assert h.value(ahead, 0) > v
-    late = s.clone()
-    late.round = g_limit = s.game.rules.round_limit - 2
-    touched(late)
+    g_limit = s.game.rules.round_limit - 2
+    late = edited(s, lambda d: d.update(round=g_limit))
     assert h.value(late, 0) < v and g_limit > 0
     plain = MCTSBot(LunatixHeuristic(), sims=60, rollout_depth=4, seed=0).act(s, 0)
     assert plain != s.legal_actions(0)[0]

@@ -15,7 +15,7 @@ from ryderz_env.rules import Character, PieceKind, Pose, Prizm
 from ryderz_env.rules import DecisionKind as RDecision
 from ryderz_env.rules import Game as RGame
 from ryderz_env.rules import PositionBuilder as RBuilder
-from ryderz_env.rules.builder import LEFT, OLDER, PREVIOUS, RIGHT, hard, soft, straight
+from ryderz_env.rules.builder import LEFT, NOW, OLDER, PREVIOUS, RIGHT, hard, soft, straight
 from tabletop.errors import InvalidStateError
 
 
@@ -103,6 +103,52 @@ def test_lunatix_cars_in_the_pit_leave_in_order(lgame: LGame) -> None:
     assert s.laps(0) == 1
     with pytest.raises(InvalidStateError, match="unknown opening 'Z9'"):
         LBuilder(lgame).pit(0, "Z9")
+
+
+def test_lunatix_discard_moves_cards_from_the_deck_to_its_discard(lgame: LGame) -> None:
+    hazards = [h.name for h in lgame.decks.hazard]
+    skid, cc = hazards.index("Skid"), hazards.index("Close Call")
+    s = LBuilder(lgame).discard("hazard", "Skid").discard("hazard", "Close Call", 1).build()
+    assert s.hazard_deck[skid] == 0 and s.hazard_discard[skid] == lgame.decks.hazard[skid].count
+    assert s.hazard_discard[cc] == 1 and s.hazard_deck[cc] == lgame.decks.hazard[cc].count - 1
+    assert sum(s.hazard_deck) + sum(s.hazard_discard) == sum(c.count for c in lgame.decks.hazard)
+    turbos = [t.name for t in lgame.decks.turbo]
+    s = LBuilder(lgame).discard("turbo", "+20").build()
+    assert s.turbo_deck[turbos.index("+20")] == 0 and s.turbo_discard[turbos.index("+20")] > 0
+    s.apply_actions({seat: Action(ActionKind.CARD, Card.ACCELERATE) for seat in range(3)})
+    assert s.decision_kind() is not DecisionKind.CARD  # the engine plays on from it
+    b = LBuilder(lgame)
+    with pytest.raises(InvalidStateError, match="unknown deck 'gadget'"):
+        b.discard("gadget", "Charger")
+    with pytest.raises(InvalidStateError, match="unknown hazard card 'Jetpack'"):
+        b.discard("hazard", "Jetpack")
+    with pytest.raises(InvalidStateError, match=r"discard\('hazard', 'Skid'\).count"):
+        b.discard("hazard", "Skid", -1)
+    with pytest.raises(InvalidStateError, match="cards are left in the hazard deck, 99 asked"):
+        b.discard("hazard", "Skid", 99)
+    assert b.build().hazard_discard == [0] * len(hazards)  # a refused call changed nothing
+
+
+def test_lunatix_gadget_bottom_queues_cards_from_the_top(lgame: LGame) -> None:
+    names = [c.name for c in lgame.decks.gadgets]
+    b = LBuilder(lgame).gadget_bottom([("Roll Cage", 1), ("Charger", 0)])
+    s = b.build()
+    assert s.gadget_bottom == [[names.index("Roll Cage"), 1], [names.index("Charger"), 0]]
+    assert names.index("Roll Cage") not in s.gadget_top and len(s.gadget_top) == len(names) - 2
+    # a new queue replaces the old one; its cards go back to the top
+    s = b.gadget_bottom([("Fuzzy Dice", 2)]).build()
+    assert s.gadget_bottom == [[names.index("Fuzzy Dice"), 2]]
+    assert names.index("Roll Cage") in s.gadget_top
+    with pytest.raises(InvalidStateError, match="already held"):
+        b.car(0, gadgets=["Fuzzy Dice"])  # queued, not on the top
+    with pytest.raises(InvalidStateError, match=r"gadget_bottom\[0\]: gadget 'Charger' is not"):
+        LBuilder(lgame).car(0, gadgets=["Charger"]).gadget_bottom([("Charger", 1)])
+    with pytest.raises(InvalidStateError, match=r"gadget_bottom\[1\]: expected a seat 0..2"):
+        LBuilder(lgame).gadget_bottom([("Charger", 1), ("Roll Cage", 3)])
+    with pytest.raises(InvalidStateError, match=r"gadget_bottom\[0\]: unknown gadget"):
+        LBuilder(lgame).gadget_bottom([("Jetpack", 0)])
+    with pytest.raises(InvalidStateError, match=r"gadget_bottom\[0\]: expected a \(name, seat\)"):
+        LBuilder(lgame).gadget_bottom(["Charger"])
 
 
 def test_lunatix_an_out_car_chooses_no_card(lgame: LGame) -> None:
@@ -195,11 +241,37 @@ def test_ryderz_the_position_is_the_movers_first_decision(rgame: RGame) -> None:
     assert RBuilder(rgame, mover=0).build().players[0].gear == 3  # the mover's default
 
 
+def test_ryderz_lazer_with_a_turn_id_per_piece(rgame: RGame) -> None:
+    pieces = [straight(1), hard(2, LEFT), hard(1, LEFT)]
+    s = RBuilder(rgame).lazer(0, pieces, start=Pose(-3, -1, 0), turns=[5, 7, PREVIOUS]).build()
+    assert [e.turn for e in s.players[0].lazer] == [5, 7, PREVIOUS]
+    s = RBuilder(rgame).lazer(1, [straight(2)] * 2, start=40.0, turns=[1, 1]).build()
+    assert [e.turn for e in s.players[1].lazer] == [0, 1, 1]  # the Launch Point is turn 0
+    b = RBuilder(rgame)
+    with pytest.raises(InvalidStateError, match="previous or turns, not both"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), previous=1, turns=[5, 6, 7])
+    with pytest.raises(InvalidStateError, match="2 turn ids for 3 pieces"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), turns=[5, 6])
+    with pytest.raises(InvalidStateError, match=r"turns\[2\]: turn 6 after turn 7"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), turns=[5, 7, 6])
+    with pytest.raises(InvalidStateError, match=r"turns\[0\]: expected a turn id 1..9"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), turns=[0, 7, 8])
+    with pytest.raises(InvalidStateError, match=r"turns\[2\]: expected a turn id 1..9"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), turns=[5, 7, NOW])
+    with pytest.raises(InvalidStateError, match=r"lazer\(0\).turns: expected turn ids"):
+        b.lazer(0, pieces, start=Pose(0, 0, 0), turns=7)
+
+
 def test_ryderz_no_lazer_and_prizms(rgame: RGame) -> None:
     prizms = [Prizm(1.0, 2.0), Prizm(-3.0, 0.5, owner=1)]
-    s = RBuilder(rgame, mover=0).no_lazer(1).prizms(prizms).build()
-    assert s.players[1].lazer == [] and s.players[1].head is None
+    s = RBuilder(rgame, mover=0).prizms(prizms).build()
     assert s.prizms == prizms and s.score(1) == 1
+    # off the table is only the crasher until its respawn (in the same turn), never a seat at
+    # the start of another's turn: such a position was built and failed at that seat's turn
+    b = RBuilder(rgame, mover=0).no_lazer(1).prizms(prizms)
+    assert b.to_dict()["players"][1]["lazer"] == [] and b.to_dict()["players"][1]["head"] is None
+    with pytest.raises(InvalidStateError, match="off the table"):
+        b.build()
 
 
 def test_ryderz_large_table_bonus_only_while_a_launch_point() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from edit_state import edited
 from lunatix_builders import hide_swap
 from random_play import random_step
 
@@ -31,14 +32,16 @@ def lunatix_states(n: int, seed: int, steps: int = 300, every: int = 3) -> list[
     s = g.new_initial_state(seed)
     while s.decision is None or s.decision["kind"] != "card":
         random_step(s, rng)
-    for c in s.cars:
-        for _ in range(2):
-            c.gadgets.append(s.gadget_top.pop(int(rng.integers(len(s.gadget_top)))))
-        c.gadgets.sort()
-    s.gadget_bottom.append([s.gadget_top.pop(int(rng.integers(len(s.gadget_top)))), 1])
-    s._legal = {}
-    s._chance_cache = None
-    g.state_from_dict(s.to_dict())  # the dealt position is valid
+
+    def deal(d: dict[str, Any]) -> None:
+        top = d["gadget_top"]
+        for c in d["cars"]:
+            for _ in range(2):
+                c["gadgets"].append(top.pop(int(rng.integers(len(top)))))
+            c["gadgets"].sort()
+        d["gadget_bottom"].append([top.pop(int(rng.integers(len(top)))), 1])
+
+    s = edited(s, deal)  # the dealt position is valid
     out = []
     for i in range(steps):
         if s.is_terminal():
@@ -216,14 +219,17 @@ def _aims(s: RyderzState) -> list[Any]:
 
 def _perturb_aims(s: RyderzState, seat: int, rng: np.random.Generator) -> RyderzState:
     """A copy with the other seats' pending aims moved (what ``seat`` cannot see)."""
-    t = s.clone()
-    t.tasks = [
-        ("launch", x[1], float(rng.uniform(-1, 1))) if x[0] == "launch" and x[1] != seat else x
-        for x in t.tasks
-    ]
-    if t.chance is not None and "x" in t.chance and t.chance["seat"] != seat:
-        t.chance = {**t.chance, "x": float(rng.uniform(-1, 1))}
-    return t
+
+    def move(d: dict[str, Any]) -> None:
+        d["tasks"] = [
+            ["launch", x[1], float(rng.uniform(-1, 1))] if x[0] == "launch" and x[1] != seat else x
+            for x in d["tasks"]
+        ]
+        ch = d["chance"]
+        if ch is not None and "x" in ch and ch["seat"] != seat:
+            d["chance"] = {**ch, "x": float(rng.uniform(-1, 1))}
+
+    return edited(s, move)
 
 
 @pytest.mark.parametrize("n", PLAYERS)
