@@ -165,10 +165,9 @@ def builder(
     """The ``PositionBuilder`` of ``position`` (not yet built)."""
     b = PositionBuilder(g, mover=mover)
     for seat, els in (lazers or {}).items():
-        if els:
-            b.lazer(seat, **_chain_of(seat, els))
-        else:
-            b.no_lazer(seat)
+        if not els:  # only a crasher whose respawn is pending is off the table
+            raise ValueError(f"seat {seat}: a position at the start of a turn has every Lazer")
+        b.lazer(seat, **_chain_of(seat, els))
     if prizms is not None:
         b.prizms(prizms)
     for seat, gear in (gears or {}).items():

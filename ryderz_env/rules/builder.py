@@ -156,15 +156,6 @@ class PositionBuilder:
         """Give ``seat`` only a Launch Point at perimeter position ``t`` (inches)."""
         return self.lazer(seat, [], start=t)
 
-    def no_lazer(self, seat: int) -> PositionBuilder:
-        """Take ``seat``'s Lazer off the table (as after a crash): no head pose. Only a seat
-        whose placement is pending may be off the table (the crasher until its respawn), so
-        ``build()`` refuses such a position (at the start of a turn, nothing is pending);
-        ``to_dict()`` still gives it, to edit further."""
-        self._seat(seat, f"no_lazer({seat})")
-        self._lazers[seat] = ([], None)
-        return self
-
     # ------------------------------------------------------------------ the rest
     def prizms(self, prizms: Iterable[Prizm]) -> PositionBuilder:
         """Replace every Prizm (``Prizm(x, y, owner)``, owner -1 for neutral; the values are
