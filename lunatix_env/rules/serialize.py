@@ -263,6 +263,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if not s.is_terminal() and pending != 1:
         raise _err("decision", "a game in progress has exactly one pending decision or chance")
     _check_decision_phase(s)
+    _check_hazard_batches(s)
     check_deciders(s)
     return s
 
@@ -275,6 +276,34 @@ _TURN_DECISIONS = frozenset(
 _TRACK_DECISIONS = frozenset({"step", "ram"})
 _PIT_DECISIONS = frozenset({"pit_exit", "shop"})
 _ROUND_DECISIONS = frozenset({"chip_mix", "card"})
+
+
+def _check_hazard_batches(s: State) -> None:
+    """Hazard cards are drawn into a batch that one pending ``apply_hazards`` task applies:
+    as many batches as such tasks, a batch to draw into while a hazard card is being drawn,
+    and a luck decision on a hazard card about the last card drawn (a game that ended
+    mid-batch keeps its batches: the end clears only the pending work)."""
+    if s.is_terminal():
+        return
+    applying = sum(1 for t in s.tasks if t[0] == "apply_hazards")
+    if applying != len(s.batches):
+        raise _err(
+            "batches",
+            f"{len(s.batches)} hazard batches for {applying} pending apply_hazards tasks "
+            "(each task applies one batch)",
+        )
+    drawing = any(t[0] == "draw_hazard" for t in s.tasks) or (
+        s.chance is not None and s.chance["kind"] == "hazard"
+    )
+    if drawing and not s.batches:
+        raise _err("batches", "a hazard card is being drawn with no batch to draw it into")
+    d = s.decision
+    if d is not None and d["kind"] == "luck" and d["deck"] == "hazard":
+        if not s.batches or not s.batches[-1] or s.batches[-1][-1] != d["card"]:
+            raise _err(
+                "decision.card",
+                "a luck decision on a hazard card is about the last card drawn into the batch",
+            )
 
 
 def _check_decision_phase(s: State) -> None:

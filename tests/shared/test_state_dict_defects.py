@@ -257,3 +257,11 @@ def test_ryderz_power_and_bonus_decisions_need_their_conditions() -> None:
         lambda s: at_decision("move")(s) and len(s.players[s.decision["seat"]].lazer) >= 2,
     )
     refused(moving, lambda d: d["decision"].__setitem__("kind", "bonus"), "large-table bonus")
+
+
+def test_lunatix_hazard_batches_match_their_pending_tasks() -> None:
+    # was: batches emptied while an apply_hazards task was pending: accepted, then IndexError
+    # at that task (found by the CI-sized state fuzz)
+    s = reach("lunatix", 2, lambda s: s.chance is not None and s.chance["kind"] == "hazard", seed=0)
+    refused(s, lambda d: d.__setitem__("batches", []), "batches")
+    refused(s, lambda d: d["batches"].append([]), "hazard batches for")
