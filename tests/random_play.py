@@ -120,3 +120,19 @@ def check_clone(
     snap = c2.to_dict()
     play_on(s, np.random.default_rng(seed + 1), more)
     assert c2.to_dict() == snap
+
+
+def sampled_states(game: Any, seeds: range, every: int, max_steps: int) -> list[Any]:
+    """Clones of the states every ``every`` steps of seeded random games of ``game`` (one
+    game per seed, at most ``max_steps`` steps each), for fuzz tests to start from."""
+    out = []
+    for k in seeds:
+        rng = np.random.default_rng(k)
+        s = game.new_initial_state(k)
+        steps = 0
+        while not s.is_terminal() and steps < max_steps:
+            random_step(s, rng)
+            steps += 1
+            if steps % every == 0:
+                out.append(s.clone())
+    return out

@@ -35,7 +35,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from random_play import random_step
+from random_play import random_step, sampled_states
 
 from tabletop import registry
 from tabletop.config import shipped_configs
@@ -356,15 +356,14 @@ def base_states(name: str) -> tuple[Any, ...]:
     for players in (2, 3):
         g = game(name, players)
         for k in range(3):
+            out += sampled_states(g, range(k, k + 1), 17, 300)
+            last = g.new_initial_state(k)  # and the end (or the 300th step) of that game
             rng = np.random.default_rng(k)
-            s = g.new_initial_state(k)
-            steps = 0
-            while not s.is_terminal() and steps < 300:
-                random_step(s, rng)
-                steps += 1
-                if steps % 17 == 0:
-                    out.append(s.clone())
-            out.append(s.clone())  # (the end, or the last step)
+            for _ in range(300):
+                if last.is_terminal():
+                    break
+                random_step(last, rng)
+            out.append(last)
     return tuple(out)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from random_play import random_step
+from random_play import random_step, sampled_states
 
 from tabletop import registry
 from tabletop.errors import IllegalActionError, InvalidStateError
@@ -64,15 +64,8 @@ def base_states(name: str) -> tuple[tuple[int, str], ...]:
     out = []
     for players in (2, 3):
         g = registry.get(name).game(num_players=players)
-        for k in range(4):
-            rng = np.random.default_rng(k)
-            s = g.new_initial_state(k)
-            steps = 0
-            while not s.is_terminal() and steps < 400:
-                random_step(s, rng)
-                steps += 1
-                if steps % 23 == 0:
-                    out.append((players, json.dumps(s.to_dict())))
+        for s in sampled_states(g, range(4), 23, 400):
+            out.append((players, json.dumps(s.to_dict())))
     return tuple(out)
 
 
