@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "shared"))
 
+from serving import free_port  # noqa: E402
+
 from agents.serve import Service  # noqa: E402
 
 #: the server's compute threads (the default of ``python -m agents.serve --http``)
@@ -51,15 +53,6 @@ def p99(xs: list[float]) -> float:
     """The 99th percentile (nearest rank)."""
     s = sorted(xs)
     return s[min(len(s) - 1, int(0.99 * len(s)))]
-
-
-def free_port() -> int:
-    """A free loopback port."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def rss_kb(pid: int) -> int:

@@ -167,7 +167,9 @@ class Service:
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self._games: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._adapters: dict[int, Any] = {}
+        #: drawing adapters, keyed like the games (never by object id: an evicted game's id
+        #: can be reused by another game)
+        self._adapters: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._catalogue: list[dict[str, Any]] | None = None
         self._bots = BotPool()
         self._lock = threading.Lock()
@@ -276,7 +278,7 @@ class Service:
             raise fail("unknown_game", str(exc), path) from None
 
     def _game(self, entry: registry.GameEntry, config: Mapping[str, Any], path: str) -> Any:
-        key = (entry.name, json.dumps(config, sort_keys=True))
+        key = _cache_key(entry, config)
         with self._lock:
             game = self._games.get(key)
             if game is not None:
@@ -529,15 +531,18 @@ class Service:
         }
 
     def _adapter(self, pos: Position) -> Any:
-        key = id(pos.game)
+        entry = registry.get(pos.game_name)
+        key = _cache_key(entry, pos.config)
         with self._lock:
             adapter = self._adapters.get(key)
-        if adapter is None:
-            _, adapter = registry.get(pos.game_name).replay_game(pos.config)
-            with self._lock:
-                if len(self._adapters) >= self.limits.game_cache:
-                    self._adapters.clear()
-                self._adapters[key] = adapter
+            if adapter is not None:
+                self._adapters.move_to_end(key)
+                return adapter
+        _, adapter = entry.replay_game(pos.config)
+        with self._lock:
+            self._adapters[key] = adapter
+            while len(self._adapters) > self.limits.game_cache:
+                self._adapters.popitem(last=False)
         return adapter
 
     def _bot_spec(self, v: Any, budget: Any) -> specs.BotSpec:
@@ -642,6 +647,11 @@ def bot_catalogue(limits: Limits) -> list[dict[str, Any]]:
             "max_sims": limits.max_sims,
         },
     ]
+
+
+def _cache_key(entry: registry.GameEntry, config: Mapping[str, Any]) -> tuple[str, str]:
+    """The key of a game (and its drawing adapter) in the service's caches."""
+    return (entry.name, json.dumps(config, sort_keys=True))
 
 
 def _seat_key(key: str, n: int) -> int:

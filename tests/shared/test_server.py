@@ -360,3 +360,16 @@ def test_http_answers_429_when_the_pool_is_full(http: tuple[str, Service]) -> No
     assert sorted(results) == [200, 200]
     with httpx.Client(base_url=base, timeout=60) as c:  # and it serves again afterwards
         assert c.post("/v1/info", json={}).status_code == 200
+
+
+def test_render_draws_each_position_with_its_own_game_when_caches_evict() -> None:
+    # adapters were cached by the game object's id: an evicted game's id can be reused by
+    # another game, which would then be drawn with the wrong rules
+    small = Service(Limits(game_cache=1))
+    positions = [new(small, game, seed=3, players=n) for game, n in
+                 (("lunatix", 2), ("ryderz", 2), ("lunatix", 4), ("ryderz", 3))]  # fmt: skip
+    for _ in range(2):
+        for pos in positions:
+            fresh = ok(Service().handle({"cmd": "render", "position": pos}))
+            got = ok(small.handle({"cmd": "render", "position": pos}))
+            assert got["png_base64"] == fresh["png_base64"]
