@@ -6,10 +6,12 @@
    on Lunatix Loop positions for ``--seconds`` each, over HTTP against a server process
    (``python -m agents.serve --http``, its pool admitting 50 at once), and the same calls
    in-process (50 threads submitting ``Service.handle`` to a pool of the server's size).
-   Each client waits ``--think-ms`` between a reply and its next request, as a front end
-   does (a bounded load; without it, 50 closed-loop clients saturate a 2-core machine and
-   the figure measures queueing, not the transport). Figure: p99 over HTTP minus p99
-   in-process, at most 3 ms.
+   Each client pauses before its first request and between a reply and its next request,
+   as a front end does: exponential pauses averaging ``--think-ms``, seeded per client, the
+   same in both runs (Poisson arrivals: a bounded load; without pauses 50 closed-loop
+   clients saturate a 2-core machine and the figure measures queueing, not the transport;
+   with equal fixed pauses the clients stay in lockstep and every round is a burst of 50).
+   Figure: p99 over HTTP minus p99 in-process, at most 3 ms.
 2. **MCTS budgets**: ``move`` with ``mcts`` and ``budget_ms`` 100 and 300: the longest think
    time over 20 moves against budget + 10%.
 3. **Flood**: 200 concurrent clients for ``--flood-seconds`` on a fixed mix (apply, move
@@ -25,11 +27,13 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import random
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -127,6 +131,16 @@ def requests_of(svc: Service) -> dict[str, dict[str, Any]]:
     }
 
 
+def thinking(mean: float, client: int) -> Iterator[float]:
+    """A client's pauses: before its first request and after each reply, exponential with
+    ``mean`` seconds (0: none), seeded by the client's number. Independent front ends send
+    at random moments (Poisson arrivals), not in lockstep; the same pauses are drawn for the
+    in-process and the HTTP runs."""
+    rng = random.Random(client)
+    while True:
+        yield rng.expovariate(1 / mean) if mean > 0 else 0.0
+
+
 def in_process(
     svc: Service,
     req: dict[str, Any],
@@ -143,18 +157,20 @@ def in_process(
     deadline = time.perf_counter() + seconds
     pool = ThreadPoolExecutor(max_workers=workers)
 
-    def client() -> None:
+    def client(k: int) -> None:
         mine = []
+        pause = thinking(think, k)
+        time.sleep(next(pause))
         while time.perf_counter() < deadline:
             t = time.perf_counter()
             r = pool.submit(svc.handle, req).result()
             mine.append((time.perf_counter() - t) * 1000)
             assert r["ok"], r
-            time.sleep(think)
+            time.sleep(next(pause))
         with lock:
             out.extend(mine)
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
@@ -183,6 +199,8 @@ def over_http(
         mine: list[float] = []
         seen: dict[int, int] = {}
         i = k
+        pause = thinking(think, k)
+        time.sleep(next(pause))
         while time.perf_counter() < deadline:
             cmd, body = bodies[i % len(bodies)]
             i += 1
@@ -195,8 +213,7 @@ def over_http(
                 mine.append((time.perf_counter() - t) * 1000)
             elif r.status == 429:  # a well-behaved client waits as told
                 time.sleep(float(r.getheader("Retry-After", "1")))
-            if think:
-                time.sleep(think)
+            time.sleep(next(pause))
         conn.close()
         with lock:
             lat.extend(mine)
@@ -221,10 +238,13 @@ def main() -> None:
         "--think-ms",
         type=float,
         default=500.0,
-        help="1.: each client waits this long between a reply and its next request",
+        help="1.: each client's mean pause between a reply and its next request",
     )
     ap.add_argument("--hostile", type=int, default=10_000)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--parts", default="1234", help="which of the four measurements to run (e.g. 13)"
+    )
     args = ap.parse_args()
     svc = Service()
     svc.warm(copies=WORKERS)
@@ -232,6 +252,20 @@ def main() -> None:
     results: dict[str, Any] = {}
 
     # 50 admitted at once (WORKERS computing, the rest waiting): no 429 at 50 clients
+    if "1" in args.parts:
+        overhead(svc, calls, args, results)
+    if "2" in args.parts:
+        mcts_budgets(svc, calls, results)
+    if "3" in args.parts:
+        flood(calls, args, results)
+    if "4" in args.parts:
+        hostile(calls, args, results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def overhead(svc: Service, calls: dict[str, Any], args: Any, results: dict[str, Any]) -> None:
+    """1.: p99 over HTTP minus p99 in-process at 50 clients."""
     server = ServerProcess(workers=WORKERS, queue=50 - WORKERS)
     try:
         print("1. overhead at 50 concurrent clients (p99 ms)", flush=True)
@@ -256,6 +290,9 @@ def main() -> None:
     finally:
         server.stop()
 
+
+def mcts_budgets(svc: Service, calls: dict[str, Any], results: dict[str, Any]) -> None:
+    """2.: MCTS think times against their budgets."""
     print("2. MCTS budgets", flush=True)
     req = dict(calls["move heuristic"])
     for budget in (100, 300):
@@ -273,6 +310,9 @@ def main() -> None:
             flush=True,
         )
 
+
+def flood(calls: dict[str, Any], args: Any, results: dict[str, Any]) -> None:
+    """3.: 200 clients against 50 on a fixed mix."""
     print("3. flood: 200 clients against 50, a fixed mix", flush=True)
     mix = [calls[k] for k in ("apply", "move heuristic", "legal", "render")]
     server = ServerProcess(workers=WORKERS, queue=50 - WORKERS)
@@ -302,6 +342,9 @@ def main() -> None:
         flush=True,
     )
 
+
+def hostile(calls: dict[str, Any], args: Any, results: dict[str, Any]) -> None:
+    """4.: hostile requests over HTTP."""
     print("4. hostile requests over HTTP", flush=True)
     from hypothesis import HealthCheck, given, settings
     from test_server_fuzz import requests as hostile_requests
@@ -343,8 +386,6 @@ def main() -> None:
     )
     for b in bad[:5]:
         print("   ", b)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

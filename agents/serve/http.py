@@ -18,7 +18,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agents.serve.protocol import ERROR_STATUS, PROTOCOL_VERSION, Service, fail
+from agents.serve.protocol import ERROR_STATUS, PROTOCOL_VERSION, ServeError, Service, fail
 
 #: what each command's body holds, for the OpenAPI schema (docs/server.md has the details)
 COMMAND_DOCS = {
@@ -118,10 +118,14 @@ def create_app(
             if body is None:
                 err = fail("too_large", f"a request body is at most {limit} bytes")
                 return _reply({"id": None, "ok": False, "error": err.to_json()})
+            try:
+                req = service.parse_line(body if body.strip() else b"{}")
+            except ServeError as exc:
+                return _reply(service.error_reply(exc))
+            if service.quick(req, cmd):  # a few ms: two thread hand-offs would cost more
+                return _reply(service.handle(req, cmd))
             loop = asyncio.get_running_loop()
-            text = body if body.strip() else b"{}"
-            reply = await loop.run_in_executor(pool, service.handle_line, text, cmd)
-            return _reply(reply)
+            return _reply(await loop.run_in_executor(pool, service.handle, req, cmd))
         finally:
             admission.leave()
 

@@ -210,19 +210,40 @@ class Service:
     def handle_line(self, line: str | bytes, cmd: str | None = None) -> dict[str, Any]:
         """Answer one request given as JSON text (a JSON line, an HTTP body; ``cmd`` as in
         :meth:`handle`)."""
+        try:
+            req = self.parse_line(line)
+        except ServeError as exc:
+            return self._error(None, exc)
+        return self.handle(req, cmd)
+
+    def parse_line(self, line: str | bytes) -> Any:
+        """The JSON value of a request's text, or ``ServeError`` (too large, not JSON); the
+        value itself is checked by :meth:`handle`."""
         if len(line) > self.limits.max_request_bytes:
-            return self._error(
-                None,
-                fail(
-                    "too_large",
-                    f"a request is at most {self.limits.max_request_bytes} bytes, got {len(line)}",
-                ),
+            raise fail(
+                "too_large",
+                f"a request is at most {self.limits.max_request_bytes} bytes, got {len(line)}",
             )
         try:
-            req = json.loads(line, parse_constant=_no_constant)
+            return json.loads(line, parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
-            return self._error(None, fail("bad_request", f"not JSON: {exc}"))
-        return self.handle(req, cmd)
+            raise fail("bad_request", f"not JSON: {exc}") from None
+
+    @staticmethod
+    def quick(req: Any, cmd: str | None = None) -> bool:
+        """Whether a parsed request is cheap enough to answer without a worker thread: any
+        command but ``new_game`` and ``render``, and a ``move`` only by a bot that does not
+        search (no ``mcts``). Its cost is then a few milliseconds at most (a transport can
+        answer it at once, sparing two thread hand-offs); malformed requests are quick too."""
+        if not isinstance(req, dict):
+            return True
+        name = cmd if cmd is not None else req.get("cmd")
+        if name in ("new_game", "render"):
+            return False
+        if name == "move":
+            bot = req.get("bot")
+            return isinstance(bot, str) and not bot.startswith("mcts")
+        return True
 
     def handle(self, req: Any, cmd: str | None = None) -> dict[str, Any]:
         """Answer one parsed request (``cmd`` overrides the request's, as HTTP routes do)."""
@@ -265,6 +286,11 @@ class Service:
         except Exception as exc:  # a bug: answered, never a dead server
             return self._error(rid, fail("internal", f"{type(exc).__name__}: {exc}"))
         return {"id": rid, "ok": True, **reply}
+
+    @staticmethod
+    def error_reply(exc: ServeError, rid: Any = None) -> dict[str, Any]:
+        """The reply object of a refused request."""
+        return Service._error(rid, exc)
 
     @staticmethod
     def _error(rid: Any, exc: ServeError) -> dict[str, Any]:

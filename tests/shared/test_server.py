@@ -362,6 +362,57 @@ def test_http_answers_429_when_the_pool_is_full(http: tuple[str, Service]) -> No
         assert c.post("/v1/info", json={}).status_code == 200
 
 
+def test_quick_commands_are_told_from_searches_and_drawings() -> None:
+    quick = {
+        "info": {},
+        "legal": {"seat": 0},
+        "apply": {},
+        "validate": {},
+        "move random": {"bot": "random"},
+        "move heuristic": {"bot": "heuristic"},
+        "move trained": {"bot": "trained"},
+    }
+    slow = {
+        "new_game": {},
+        "render": {},
+        "move mcts": {"bot": "mcts"},
+        "move mcts with settings": {"bot": "mcts:sims=10"},
+    }
+    assert all(Service.quick(body, name.split()[0]) for name, body in quick.items())
+    assert not any(Service.quick(body, name.split()[0]) for name, body in slow.items())
+    assert Service.quick({"cmd": "move", "bot": "random"})  # the command from the body
+    assert not Service.quick({"cmd": "render"})
+
+
+def test_http_answers_quick_commands_while_a_search_computes() -> None:
+    """An MCTS move computes on a worker thread: the event loop keeps answering."""
+    app = create_app(Service(), workers=1, queue=4)
+    with serving(app) as base, httpx.Client(base_url=base, timeout=60) as c:
+        pos = c.post("/v1/new_game", json={"game": "lunatix", "players": 2, "seed": 1}).json()
+        slow = {
+            "position": pos["position"],
+            "seat": pos["deciding"][0],
+            "bot": "mcts",
+            "budget_ms": 1500,
+            "seed": 0,
+        }
+        done: list[float] = []
+
+        def search() -> None:
+            with httpx.Client(base_url=base, timeout=60) as c2:
+                assert c2.post("/v1/move", json=slow).status_code == 200
+                done.append(time.perf_counter())
+
+        t = threading.Thread(target=search)
+        t.start()
+        time.sleep(0.3)
+        legal = c.post("/v1/legal", json={"position": pos["position"], "seat": 0})
+        answered = time.perf_counter()
+        t.join()
+        assert legal.status_code == 200
+        assert answered < done[0]  # answered while the search was still computing
+
+
 def test_render_draws_each_position_with_its_own_game_when_caches_evict() -> None:
     # adapters were cached by the game object's id: an evicted game's id can be reused by
     # another game, which would then be drawn with the wrong rules
