@@ -542,23 +542,27 @@ def check_no_leak(
     max_steps: int = 600,
     min_changed: int = 1,
     prepare: Callable[[Any, np.random.Generator], Any] | None = None,
+    min_events: int = 1,
 ) -> int:
-    """Changing only what a seat may not know leaves its encoded observation and its mask
-    unchanged.
+    """Changing only what a seat may not know leaves its encoded observation, its mask and
+    the turn events it may see unchanged.
 
     Plays a masked random AEC episode; every ``every`` decisions, for every viewer,
     ``perturb_hidden(state, viewer, rng)`` must return a changed *copy* (the env's state is
     left untouched) whose ``adapter.encode(copy, viewer)`` and legal actions equal the
-    original's. ``prepare(state, rng)``, if given, returns a copy of each visited state with
-    more hidden information in it (say, cards dealt into hands), which is then checked
+    original's; then the same joint action (random, legal in both) is applied to both, up
+    to the next chance node, and the events the viewer may see (:mod:`tabletop.events`)
+    must be equal. ``prepare(state, rng)``, if given, returns a copy of each visited state
+    with more hidden information in it (say, cards dealt into hands), which is then checked
     instead. At least ``min_changed`` perturbations must actually change the state (so the
-    check is not vacuous). Returns how many did.
+    check is not vacuous), and at least ``min_events`` changed ones must have given their
+    viewer events to compare. Returns how many perturbations changed the state.
     """
     env = env_fn()
     env.reset(seed=seed)
     adapter, sess = _adapter(env), _session(env)
     rng = np.random.default_rng(seed + 3)
-    changed = checked = 0
+    changed = checked = events_compared = 0
     for i, _ in enumerate(_aec_play(env, np.random.default_rng(seed + 1), max_steps)):
         if i % every or sess.done:
             continue
@@ -584,12 +588,139 @@ def check_no_leak(
                 f"hidden information leaks into player_{viewer}'s legal actions (decision "
                 f"{i}): {l1} != {l2}"
             )
+            seen = _events_after_same_actions(adapter, state, other, viewer, rng)
+            if seen is not None and other.to_dict() != before:
+                e1, e2 = seen
+                assert e1 == e2, (
+                    f"hidden information leaks into player_{viewer}'s turn events (decision "
+                    f"{i}): {e1} != {e2} when only what it may not know changes"
+                )
+                events_compared += bool(e1)
     assert checked > 0, "no state was checked"
     assert changed >= min_changed, (
         f"only {changed} of {checked} perturbations changed anything; the check is vacuous"
     )
+    assert events_compared >= min_events, (
+        f"only {events_compared} perturbed states gave their viewer events to compare"
+    )
     env.close()
     return changed
+
+
+def _events_after_same_actions(
+    adapter: Any, state: Any, other: Any, viewer: int, rng: np.random.Generator
+) -> tuple[list[Any], list[Any]] | None:
+    """The events ``viewer`` may see (as JSON) when one joint action, random among those
+    legal in both states, is applied to copies of each (up to the next chance node). None
+    when some decider has no action legal in both, or when the viewer's observations after
+    differ: what it may not know can change what happens in the open (a hidden Power
+    Brakes card turns a Brake hazard into a decision), and then the events may differ too;
+    where everything the viewer observes is the same, its events must be."""
+    if state.is_chance_node() or other.is_chance_node() or not state.current_players():
+        return None
+    joint: dict[int, Any] = {}
+    for seat in state.current_players():
+        theirs = {json.dumps(other.game.action_to_json(a)) for a in other.legal_actions(seat)}
+        common = [
+            a
+            for a in state.legal_actions(seat)
+            if json.dumps(state.game.action_to_json(a)) in theirs
+        ]
+        if not common:
+            return None
+        joint[seat] = common[int(rng.integers(len(common)))]
+    out, seen = [], []
+    for s in (state, other):
+        copy = s.clone()
+        copy.record_events()
+        to_json, from_json = s.game.action_to_json, copy.game.action_from_json
+        copy.apply_actions({seat: from_json(to_json(a)) for seat, a in joint.items()})
+        out.append([e.to_json() for e in copy.take_events() if e.visible_to(viewer)])
+        seen.append(adapter.encode(copy, viewer))
+    if not np.array_equal(seen[0], seen[1]):
+        return None
+    return out[0], out[1]
+
+
+# ---------------------------------------------------------------------- events in infos
+def check_event_infos(
+    aec_fn: EnvFn,
+    parallel_fn: EnvFn,
+    single_fn: EnvFn | None = None,
+    seed: int = 0,
+    max_steps: int = 5000,
+) -> dict[str, int]:
+    """With ``events=True`` every agent's ``infos[agent]["events"]``, gathered over a masked
+    random game, are exactly the events it may see of all those the game's record replays
+    to (:func:`tabletop.records.replay_events`), in order: nothing lost, repeated or leaked.
+    The AEC env gives each agent those since it last acted, the parallel env those of each
+    step, the single-agent view (if given) those since the learner's last step; seats
+    played by ``bots`` are checked in the parallel env. Returns the number of events each
+    API delivered and of those private to one seat."""
+    from tabletop.records import replay_events
+
+    counts: dict[str, int] = {}
+
+    def expected(env: Any, seat: int) -> list[Any]:
+        game, record = env.unwrapped.adapter.game, env.unwrapped.record
+        every = [e for step in replay_events(game, record) for e in step]
+        return [e for e in every if e.visible_to(seat)]
+
+    def same(api: str, got: list[Any], want: list[Any], who: str) -> None:
+        pairs = enumerate(zip(got, want, strict=False))
+        first = next((i for i, (a, b) in pairs if a != b), min(len(got), len(want)))
+        assert got == want, (
+            f"{api}: {who}'s infos events differ from what the record replays to (first "
+            f"difference at {first}: {len(got)} delivered, {len(want)} expected)"
+        )
+        counts[api] = counts.get(api, 0) + len(got)
+        counts["private"] = counts.get("private", 0) + sum(e.to is not None for e in got)
+
+    rng = np.random.default_rng(seed + 1)
+    env = aec_fn(events=True)
+    env.reset(seed=seed)
+    got: dict[str, list[Any]] = {a: [] for a in env.possible_agents}
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        got[agent].extend(info["events"])
+        assert all(e.visible_to(env.possible_agents.index(agent)) for e in info["events"])
+        if term or trunc:
+            env.step(None)
+            continue
+        assert steps < max_steps, f"the AEC game did not end in {max_steps} steps"
+        env.step(random_env_action(env, obs, rng))
+        steps += 1
+    bots = _session(env).bots  # never selected but at the end: the parallel env checks them
+    for seat, a in enumerate(env.possible_agents):
+        if seat not in bots:
+            same("aec", got[a], expected(env, seat), a)
+
+    env = parallel_fn(events=True)
+    obs, infos = env.reset(seed=seed)
+    got = {a: list(infos[a]["events"]) for a in env.possible_agents}
+    while env.agents:
+        assert steps < 2 * max_steps, f"the parallel game did not end in {max_steps} steps"
+        obs, _, _, _, infos = env.step({a: random_env_action(env, obs[a], rng) for a in obs})
+        for a, info in infos.items():
+            got[a].extend(info["events"])
+        steps += 1
+    for seat, a in enumerate(env.possible_agents):
+        same("parallel", got[a], expected(env, seat), a)
+
+    if single_fn is not None:
+        single = single_fn(events=True)
+        _, info = single.reset(seed=seed)
+        mine = list(info["events"])
+        done = False
+        while not done:
+            mask = np.asarray(info[single.adapter.mask_key])
+            action = single.adapter.random_env_action(mask, rng)
+            _, _, term, trunc, info = single.step(action)
+            mine.extend(info["events"])
+            done = term or trunc
+        same("single", mine, expected(single, single.learner), "the learner")
+    return counts
 
 
 # ---------------------------------------------------------------------- docstring tables

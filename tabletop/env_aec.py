@@ -159,6 +159,7 @@ class TabletopAECEnv(EnvCommon, AECEnv):  # type: ignore[misc]  # PettingZoo is 
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._rewards_zero = True  # every value in self.rewards is 0.0
+        self._put_events()
         self._select()
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
@@ -208,9 +209,18 @@ class TabletopAECEnv(EnvCommon, AECEnv):  # type: ignore[misc]  # PettingZoo is 
                 self.truncations[a] = trunc
         if not self._rewards_zero:  # adding 0.0 everywhere would change nothing
             self._accumulate_rewards()
+        self._put_events()
         self._select()
         if self.render_mode == "human":
             self.render()
+
+    def _put_events(self) -> None:
+        """With ``events=True``: each agent's ``infos["events"]``, the events it may see
+        since it last acted (new dicts: one handed out stays as it was)."""
+        session = self.session
+        if session.events_on:
+            for a in self.agents:
+                self.infos[a] = {**self.infos[a], "events": session.events_of(self._index[a])}
 
     def _select(self) -> None:
         if self._mask_in_info:

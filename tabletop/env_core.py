@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop.errors import ConfigError, IllegalActionError
+from tabletop.events import Event
 from tabletop.gamebase import checked_seed
 from tabletop.protocol import Game, State
 from tabletop.records import GameRecord
@@ -295,6 +296,10 @@ class GameSession:
         #: seats played inside the session by bots (``agents.bot.Bot``: ``reset(seed)``,
         #: ``act(state, seat) -> engine action``); their engine actions apply unchanged
         self.bots: dict[int, Any] = {}
+        #: whether turn events are recorded (:meth:`set_events`)
+        self.events_on = False
+        #: per seat, the events it may see since it last acted (while ``events_on``)
+        self._events: list[list[Event]] = [[] for _ in range(self.n)]
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -316,6 +321,9 @@ class GameSession:
         self.rng = np.random.default_rng(seed)
         game = self.adapter.game
         self.state = game.new_initial_state(seed)
+        if self.events_on:
+            self.state.record_events()
+            self._events = [[] for _ in range(self.n)]
         self.record = GameRecord(game=self.adapter.env_name, config=self._config(game), seed=seed)
         self.record.follow(self.state)
         self.buffer = {}
@@ -343,6 +351,25 @@ class GameSession:
                 )
             chosen[seat] = bot
         self.bots = dict(sorted(chosen.items()))
+
+    def set_events(self, on: bool) -> None:
+        """Record turn events (:mod:`tabletop.events`) from the next :meth:`reset`, for
+        :meth:`events_of`."""
+        if type(on) is not bool:
+            raise ConfigError(f"events is True or False, got {on!r}")
+        self.events_on = on
+
+    def events_of(self, seat: int) -> list[Event]:
+        """The events ``seat`` may see that were resolved since it last acted (since the
+        reset, before its first action), in order: a new list."""
+        return list(self._events[seat])
+
+    def _deliver_events(self) -> None:
+        """Hand the state's new events to every seat that may see them."""
+        new = self.state.take_events()
+        if new:
+            for seat, mine in enumerate(self._events):
+                mine.extend(e for e in new if e.to is None or e.to == seat)
 
     def _config(self, game: Game) -> dict[str, Any]:
         """A new copy of ``game.config_dict()`` (pickled once per game: building it takes
@@ -443,6 +470,8 @@ class GameSession:
         if action is None:
             return
         self.buffer[seat] = action
+        if self.events_on:
+            self._events[seat] = []
         if len(deciders) == 1:  # ``seat`` was the last one to choose
             self._apply_buffer()
 
@@ -462,6 +491,8 @@ class GameSession:
                 return
             chosen[seat] = checked
         self.buffer.update(chosen)
+        if self.events_on:  # a parallel step: every agent gets the step's events
+            self._events = [[] for _ in range(self.n)]
         self._apply_buffer()
 
     def _checked(self, seat: int, action: Any) -> Any:
@@ -545,6 +576,8 @@ class GameSession:
                     continue
                 if p in bots:  # sees the state without the buffered choices of others
                     forced[p] = self._bot_action(p)
+                    if self.events_on:
+                        self._events[p] = []
                     continue
                 if not self.auto_play:
                     continue
@@ -558,6 +591,8 @@ class GameSession:
                 break
             acts, self.buffer = self.buffer, {}
             self._apply(acts)
+        if self.events_on:
+            self._deliver_events()
         if before is not None:
             shaped = self.adapter.shaping(before, s)
             if shaped is not None:

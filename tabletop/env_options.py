@@ -36,7 +36,11 @@ class AdapterOptions:
     ``illegal_penalty`` always comes from the env config. ``bots`` (``{seat or "player_i":
     bot}``, AEC and parallel envs) plays those seats inside the env with bots of
     ``agents.bot`` (their engine actions applied unchanged); they stay agents, never
-    selected to act, and get their rewards. Every other keyword goes to ``make_adapter``.
+    selected to act, and get their rewards. ``events=True`` puts in each agent's infos, as
+    ``infos[agent]["events"]``, the turn events (:mod:`tabletop.events`) it may see: in the
+    AEC env those since the agent last acted, in the parallel env those of the step, in the
+    single-agent view those since the learner's last step. Every other keyword goes to
+    ``make_adapter``.
     """
 
     make_adapter: ClassVar[Callable[..., GameAdapter]]
@@ -55,6 +59,7 @@ class AdapterOptions:
         on_illegal: str | None = None,
         auto_play: bool | None = None,
         bots: Mapping[int | str, Any] | None = None,
+        events: bool = False,
         **options: Any,
     ) -> None:
         if bots is not None and "opponents" in getattr(self, "view_options", ()):
@@ -79,11 +84,14 @@ class AdapterOptions:
                     "on_illegal",
                     "auto_play",
                     "bots",
+                    "events",
                 }
             )
             raise ConfigError(
                 f"unknown env option(s) {', '.join(unknown)}; the options are {', '.join(allowed)}"
             )
+        if type(events) is not bool:
+            raise ConfigError(f"events is True or False, got {events!r}")
         adapter = type(self).make_adapter(**adapter_options)
         cfg: SessionDefaults = adapter.env_config  # type: ignore[attr-defined]
         if auto_play is None:
@@ -99,6 +107,7 @@ class AdapterOptions:
         self.session.illegal_penalty = cfg.illegal_penalty
         if bots is not None:
             self.session.set_bots(bots)
+        self.session.set_events(events)
 
     @property
     def game(self) -> Any:

@@ -51,6 +51,9 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):  # type: ignore[misc]  # Pett
         its mask put in ``infos``)."""
         st = self.session.state
         key = self._mask_key
+        if self.session.events_on:  # the events of this step (of the reset)
+            for a in self.agents:
+                infos[a]["events"] = self.session.events_of(self._index[a])
         if self._mask_in_info:
             for a in self.agents:
                 infos[a][key] = self.session.mask(self._index[a])

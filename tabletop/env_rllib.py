@@ -210,6 +210,9 @@ class RLlibMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]  # Ray: not in .v
         self.acting: list[str] = []
         #: rewards earned and not yet delivered, per agent
         self._pending: dict[str, float] = {}
+        #: with ``events=True``: turn events not yet delivered, per agent (each agent gets
+        #: those since its last observation, as its rewards)
+        self._held_events: dict[str, list[Any]] = {}
         self._worker = int(getattr(config, "worker_index", 0) or 0)
         self._seeds: np.random.Generator | None = None
         self.game_seed: int | None = None
@@ -256,8 +259,10 @@ class RLlibMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]  # Ray: not in .v
                 )
         self.agents = list(self.par_env.agents)
         self._pending = {a: 0.0 for a in self.agents}
+        self._held_events = {a: [] for a in self.agents}
         self._note_masks(obs, infos)
         self.acting = self._deciders()
+        self._hold_events(infos, self.acting)
         return (
             {a: self._view(obs[a], infos[a]) for a in self.acting},
             {a: infos[a] for a in self.acting},
@@ -299,11 +304,23 @@ class RLlibMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]  # Ray: not in .v
         truncateds: dict[str, bool] = {a: bool(truncated) for a in report}
         terminateds["__all__"] = bool(done and not truncated)
         truncateds["__all__"] = bool(truncated)
+        self._hold_events(infos, report)
         out_infos = {a: infos.get(a, {}) for a in report}
         self.acting = [] if done else report
         if done:
             self.agents = []
         return out_obs, out_rew, terminateds, truncateds, out_infos
+
+    def _hold_events(self, infos: Mapping[str, Any], report: list[str]) -> None:
+        """With ``events=True``: keep every agent's new events; give the reported agents
+        (in ``infos``, changed in place) all those held since their last observation."""
+        held = self._held_events
+        for a, info in infos.items():
+            if "events" in info:
+                held[a].extend(info["events"])
+        for a in report:
+            if a in infos and "events" in infos[a]:
+                infos[a]["events"], held[a] = held[a], []
 
     def close(self) -> None:
         """Close the parallel env."""

@@ -137,6 +137,8 @@ class SingleAgentView(gymnasium.Env):
         }
         if self.session.done:
             info["won"] = float(self.session.state.outcome().winner == self.learner)
+        if self.session.events_on:  # since the learner's last step
+            info["events"] = self.session.events_of(self.learner)
         return info
 
     def action_masks(self) -> np.ndarray:

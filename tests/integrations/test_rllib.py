@@ -172,6 +172,31 @@ def test_only_deciders_observe_and_rewards_sum_to_the_parallel_envs(name: str) -
             assert any(v != 0 for v in r["got"].values())
 
 
+@pytest.mark.parametrize("name", ["lunatix_4p_shaped", "ryderz_hybrid_shaped"])
+def test_events_reach_each_agent_with_its_next_observation(name: str) -> None:
+    """With ``events=True`` an agent's infos hold the events it may see since its last
+    observation: over a game they are exactly its share of what the record replays to."""
+    from tabletop.records import replay_events
+
+    env = make_env(name, events=True)
+    obs, infos = env.reset(seed=4)
+    got: dict[str, list[Any]] = {a: [] for a in env.possible_agents}
+    while True:
+        for a, info in infos.items():
+            got[a].extend(info["events"])
+        actions = {a: env.get_action_space(a).sample() for a in obs}
+        obs, _, terms, truncs, infos = env.step(actions)
+        if terms["__all__"] or truncs["__all__"]:
+            for a, info in infos.items():
+                got[a].extend(info["events"])
+            break
+    par = env.par_env.unwrapped
+    every = [e for step in replay_events(par.adapter.game, par.record) for e in step]
+    for seat, a in enumerate(env.possible_agents):
+        assert got[a] == [e for e in every if e.visible_to(seat)], a
+    assert sum(map(len, got.values())) > 100
+
+
 @pytest.mark.parametrize("name", ["lunatix_2p", "ryderz_discrete"])
 def test_terminal_rewards_equal_the_game_returns(name: str) -> None:
     """A game someone wins: the rewards delivered are the engine's returns (+1 / -1)."""

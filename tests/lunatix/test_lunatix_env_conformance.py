@@ -14,6 +14,7 @@ import zlib
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -174,6 +175,19 @@ def test_kit_catches_a_leak() -> None:
 
     with pytest.raises(AssertionError, match="leaks into player_"):
         kit.check_no_leak(partial(aec, "2p"), leaky, max_steps=30)
+
+
+def test_kit_catches_hidden_information_in_turn_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine whose public events name every hand (which no observation shows)."""
+    record = State._event
+
+    def leaky(self: State, kind: Any, seat: Any, to: Any = None, **fields: Any) -> None:
+        hands = [list(c.gadgets) for c in self.cars]
+        record(self, kind, seat, to, **fields, hands=hands)
+
+    monkeypatch.setattr(State, "_event", leaky)
+    with pytest.raises(AssertionError, match="leaks into player_.'s turn events"):
+        kit.check_no_leak(partial(aec, "4p"), hide_swap, seed=1, every=4, prepare=deal_gadgets)
 
 
 def test_kit_catches_a_vacuous_perturbation() -> None:

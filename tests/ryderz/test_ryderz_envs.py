@@ -718,6 +718,7 @@ def test_no_hidden_information_leak_during_blind_placement(obs_mode: str, mode: 
         every=1,
         max_steps=8,
         prepare=into_placement,
+        min_events=0,  # the prepared states are at the die roll: no action to apply
     )
     assert changed >= 8
 
