@@ -9,6 +9,10 @@ through each game's parallel env (steps/s; Lazer Ryderz with discrete actions), 
 seeded. New and old processes alternate, ``--runs`` times each; the verdict compares medians
 (new/old >= 0.95 is what a restructure or a new feature such as recorded events must keep).
 Both checkouts use this virtualenv's packages, so only the project's code differs.
+
+``--events`` records turn events on the new side (``state.record_events()`` in the engine
+workloads, taken after each step; ``events=True`` in the env workloads): with ``--against .``
+it measures what recording events costs against not recording them, in one checkout.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ TARGET = 0.95
 PROGRAM = r"""
 import sys, time, json
 root, workload, seconds, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+events = sys.argv[5] == "events"
 sys.path.insert(0, root)
 import numpy as np
 from tabletop import registry
@@ -42,16 +47,22 @@ if kind == "engine":
     now = start
     while now < deadline:
         s = game.new_initial_state(game_seed); game_seed += 1
+        if events:
+            s.record_events()
         while not s.is_terminal() and now < deadline:
             if s.is_chance_node():
                 s.apply_chance(s.sample_chance(rng))
                 continue
             s.apply_actions(random_legal_actions(s, rng)); count += 1
+            if events:
+                s.take_events()
             now = time.perf_counter()
 else:
     options = {"num_players": 2}
     if game_name == "ryderz":
         options["action_mode"] = "discrete"
+    if events:
+        options["events"] = True
     env = entry.parallel_env(**options)
     obs, infos = env.reset(seed=seed)
     start = time.perf_counter(); deadline = start + seconds; episode = seed
@@ -74,10 +85,12 @@ print(json.dumps({"rate": count / (now - start)}))
 """
 
 
-def measure(root: Path, workload: str, seconds: float, seed: int) -> float:
-    """The rate of ``workload`` in a fresh process running ``root``'s code."""
+def measure(root: Path, workload: str, seconds: float, seed: int, events: bool = False) -> float:
+    """The rate of ``workload`` in a fresh process running ``root``'s code (``events``:
+    recording turn events)."""
+    flag = "events" if events else "plain"
     out = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(root), workload, str(seconds), str(seed)],
+        [sys.executable, "-c", PROGRAM, str(root), workload, str(seconds), str(seed), flag],
         capture_output=True,
         text=True,
         check=True,
@@ -95,6 +108,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--events", action="store_true", help="record turn events on the new side")
     args = ap.parse_args()
     old = args.against.resolve()
     results: dict[str, dict[str, float | list[float]]] = {}
@@ -103,7 +117,7 @@ def main() -> None:
         new_rates: list[float] = []
         old_rates: list[float] = []
         for run in range(args.runs):
-            new_rates.append(measure(ROOT, workload, args.seconds, args.seed + run))
+            new_rates.append(measure(ROOT, workload, args.seconds, args.seed + run, args.events))
             old_rates.append(measure(old, workload, args.seconds, args.seed + run))
         ratio = statistics.median(new_rates) / statistics.median(old_rates)
         ok &= ratio >= TARGET

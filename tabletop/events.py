@@ -13,8 +13,8 @@ server filters them by seat.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
 
 
 class EventKind(enum.Enum):
@@ -28,11 +28,11 @@ class EventKind(enum.Enum):
         return obj
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One thing that happened: ``kind``, the ``seat`` it is about (None: the table),
     ``fields`` (name, JSON value) in order, and ``to``: None when every seat sees it, else the
-    only seat that does."""
+    only seat that does. Immutable (a named tuple: the cheapest object to build, which is
+    what recording costs)."""
 
     kind: EventKind
     seat: int | None
@@ -61,6 +61,16 @@ class Event:
         template: str = self.kind.template  # type: ignore[attr-defined]
         who = "the table" if self.seat is None else f"seat {self.seat}"
         return template.format(who=who, **dict(self.fields))
+
+
+def from_records(
+    records: Iterable[tuple[EventKind, int | None, Mapping[str, Any], int | None]],
+) -> list[Event]:
+    """Events of the engines' raw records ``(kind, seat, fields, to)``: a state records these
+    as it plays (a tuple costs less than an :class:`Event`) and builds the events when they
+    are taken."""
+    new = tuple.__new__
+    return [new(Event, (k, s, tuple(f.items()), t)) for k, s, f, t in records]
 
 
 def visible(events: list[Event], seat: int | None) -> list[Event]:

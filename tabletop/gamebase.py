@@ -19,7 +19,7 @@ import numpy as np
 
 from tabletop.config import from_mapping, load_yaml, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError, SeatError
-from tabletop.events import Event, EventKind
+from tabletop.events import Event, EventKind, from_records
 from tabletop.protocol import GameOutcome
 
 #: the value a rules config holds for a file carried by value (its content is in
@@ -219,8 +219,9 @@ class MachineQueries:
     game: Any
     decision_kinds: ClassVar[type[enum.Enum]]
     chance_kinds: ClassVar[type[enum.Enum]]
-    #: the events recorded since the last :meth:`take_events` (None: not recording)
-    events: list[Event] | None = None
+    #: what was recorded since the last :meth:`take_events`, as raw ``(kind, seat, fields,
+    #: to)`` records (None: not recording; :meth:`take_events` gives the events)
+    events: list[tuple[EventKind, int | None, dict[str, Any], int | None]] | None = None
     #: the ``status`` of a game in progress (an identity test: is_terminal runs very often)
     in_progress: ClassVar[enum.Enum]
 
@@ -249,17 +250,18 @@ class MachineQueries:
 
     def take_events(self) -> list[Event]:
         """The events recorded since the last call, in order (and forget them)."""
-        out = self.events or []
-        if self.events is not None:
-            self.events = []
-        return out
+        raw = self.events
+        if not raw:
+            return []
+        self.events = []
+        return from_records(raw)
 
     def _event(
         self, kind: EventKind, seat: int | None, to: int | None = None, **fields: Any
     ) -> None:
         """Record one event when recording (see :meth:`record_events`)."""
         if self.events is not None:
-            self.events.append(Event(kind, seat, tuple(fields.items()), to))
+            self.events.append((kind, seat, fields, to))
 
     def decision_kind(self) -> Any:
         """The kind of the pending decision, or None."""

@@ -1079,13 +1079,13 @@ class State(MachineQueries):
         tr = self.game.track
         if self.events is not None:
             self._event(E.MOVE, car.seat, src=car.square, dst=square)
-            laps = self.laps(car.seat)
         car.u += tr.wrap(tr.s[square] - tr.s[car.square])
         car.square = square
-        if self.events is not None and self.laps(car.seat) > laps:
-            if self.events is not None:
-                self._event(E.LAP, car.seat, lap=self.laps(car.seat))
         if car.u > car.best_u:
+            if self.events is not None:  # a lap is complete when the high-water mark passes it
+                lap = laps_done(car.u, tr.length)
+                if lap > laps_done(car.best_u, tr.length):
+                    self._event(E.LAP, car.seat, lap=lap)
             car.best_u = car.u
             # laps(seat) >= laps_required(seat), without the function calls (hot path)
             if car.u + 1e-9 >= (self.game.rules.laps + car.owed) * tr.length:

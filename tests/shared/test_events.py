@@ -126,6 +126,30 @@ def test_lunatix_event_squares_follow_the_cars() -> None:
                 assert where[c.seat] == c.square, (c.seat, events)
 
 
+def test_lunatix_laps_are_recorded_as_the_cars_complete_them() -> None:
+    """A ``lap`` event each time a car's completed laps go up (the winner's last included);
+    none for a car driving over ground it has covered (they were never recorded before)."""
+    g = LGame(num_players=2)
+    bot = registry.get("lunatix").heuristic_class()()
+    bot.reset(0)
+    s = g.new_initial_state(2)
+    s.record_events()
+    rng = np.random.default_rng(2)
+    recorded = {0: 0, 1: 0}
+    while not s.is_terminal():
+        if s.is_chance_node():
+            play_chance(s, rng)
+        else:
+            s.apply_actions({p: bot.act(s, p) for p in s.current_players()})
+        for e in s.take_events():
+            if e.kind is LunatixEvent.LAP:
+                assert e.get("lap") == recorded[e.seat] + 1
+                recorded[e.seat] = e.get("lap")
+        assert recorded == {0: s.laps(0), 1: s.laps(1)}
+    winner = s.outcome().winner
+    assert winner is not None and recorded[winner] == s.laps_required(winner)
+
+
 def test_lunatix_gadgets_drawn_are_seen_by_their_owner_only() -> None:
     private = 0
     for seed in range(12):
