@@ -21,6 +21,12 @@ DEFAULT_RULES = CONFIG_DIR / "rules.yaml"
 #: the most chips a player may take (the chip-mix decision lists every (tacks, oil, glue) mix
 #: of that many: (n+1)(n+2)/2 actions; a record's config of a million chips ran out of memory)
 MAX_CHIPS_PER_PLAYER = 100
+#: the most squares a car may move in one turn (speed / speed_per_square; each square is a
+#: step of the engine: a speed cap of a billion made one turn run for hours)
+MAX_SQUARES_PER_TURN = 200
+#: the most hazard cards one speed check may draw (ceil(turbo_speed_cap / mph_per_hazard_card);
+#: a huge cap with 1 mph per card drew millions)
+MAX_HAZARD_CARDS_PER_CHECK = 100
 #: the most damage dice one roll may have (a roll's exact distribution takes ~dice^2 steps:
 #: a million dice in a record's config made its replay hang)
 MAX_DICE = 100
@@ -246,6 +252,19 @@ class RulesConfig(RulesFiles):
         for name in ("start_speed", "max_speed", "turbo_speed_cap"):
             if getattr(self, name) % self.speed_per_square:
                 raise ValueError(f"{name} must be a multiple of speed_per_square")
+            if getattr(self, name) > MAX_SQUARES_PER_TURN * self.speed_per_square:
+                raise ValueError(
+                    f"{name} must be at most {MAX_SQUARES_PER_TURN} squares a turn "
+                    f"({MAX_SQUARES_PER_TURN * self.speed_per_square} mph), got "
+                    f"{getattr(self, name)}"
+                )
+        top = max(self.turbo_speed_cap, self.max_speed)
+        if -(-top // self.mph_per_hazard_card) > MAX_HAZARD_CARDS_PER_CHECK:
+            raise ValueError(
+                f"mph_per_hazard_card must be at least {-(-top // MAX_HAZARD_CARDS_PER_CHECK)} "
+                f"with a top speed of {top}: one speed check draws at most "
+                f"{MAX_HAZARD_CARDS_PER_CHECK} hazard cards; got {self.mph_per_hazard_card}"
+            )
         share = 3 * (min(self.chip_supply) // self.num_players)  # no kind runs out
         if self.chips_per_player > min(share, MAX_CHIPS_PER_PLAYER):
             raise ValueError(

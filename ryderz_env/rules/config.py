@@ -96,6 +96,12 @@ class PiecesConfig:
             raise ValueError("width, tip and arc_max_sagitta must be positive")
 
 
+#: the largest ``joint_tolerance`` (inches; pieces are an inch wide, the default is 1e-5)
+MAX_JOINT_TOLERANCE = 0.01
+#: the most steps of ``launch_search_step`` along the table's edge (the search for a clear
+#: place to relaunch scans half the perimeter each way; a tiny step made it run for hours)
+MAX_LAUNCH_SEARCH_STEPS = 20_000
+
 #: the most evenly spaced Launch Points a launch decision may list per gear (a config with
 #: millions made every launch decision, and so a replay, run for minutes)
 MAX_LAUNCH_SPREAD = 1000
@@ -196,8 +202,13 @@ class RulesConfig(RulesFiles):
             raise ValueError("launch_noise_sigma >= 0 and launch_search_step > 0 required")
         if not self.die_faces or any(f < 0 for f in self.die_faces):
             raise ValueError("die_faces: gear numbers, 0 for Spin Out")
-        if not 0 < self.touch_tolerance < self.joint_tolerance:
-            raise ValueError("need 0 < touch_tolerance < joint_tolerance")
+        if not 0 < self.touch_tolerance < self.joint_tolerance <= MAX_JOINT_TOLERANCE:
+            # (a huge joint tolerance made every contact a joint: its search ran forever)
+            raise ValueError(
+                f"need 0 < touch_tolerance < joint_tolerance <= {MAX_JOINT_TOLERANCE} in "
+                f"(contact that near a joint is the joint itself), got {self.touch_tolerance} "
+                f"and {self.joint_tolerance}"
+            )
 
 
 def load_rules(path: str | Path | None = None, **overrides: object) -> RulesConfig:

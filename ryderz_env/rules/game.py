@@ -14,6 +14,7 @@ from shapely import Polygon
 
 from ryderz_env.rules.actions import Action, ActionCodec, ActionKind
 from ryderz_env.rules.config import (
+    MAX_LAUNCH_SEARCH_STEPS,
     PieceKind,
     RulesConfig,
     load_rules,
@@ -83,6 +84,12 @@ class Game(GameBase):
             self.table = Table(table, self.pieces.arc_max_sagitta)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        if self.table.perimeter / rules.launch_search_step > MAX_LAUNCH_SEARCH_STEPS:
+            raise ConfigError(
+                f"launch_search_step {rules.launch_search_step} cuts this table's edge "
+                f"({self.table.perimeter:.1f} in) into more than {MAX_LAUNCH_SEARCH_STEPS} "
+                f"steps: give at least {self.table.perimeter / MAX_LAUNCH_SEARCH_STEPS:.4f}"
+            )
         #: the table modifications follow the shortest surface dimension (fact); a squared
         #: table plays the small-table rule whatever its size (the rulebook's option)
         self.small_table = square or self.table.min_width < rules.small_table_below

@@ -31,6 +31,7 @@ from ryderz_env.rules.config import (
     turn_radians,
 )
 from ryderz_env.rules.kernels import place_outline
+from tabletop.errors import ConfigError
 
 if TYPE_CHECKING:
     from shapely.geometry.base import BaseGeometry
@@ -90,11 +91,23 @@ def to_world(local: np.ndarray, pose: Pose) -> np.ndarray:
     return place_outline(local, pose.x, pose.y, math.cos(pose.h), math.sin(pose.h))[0]
 
 
+#: the most chords one arc may become (a pieces file with a tiny ``arc_max_sagitta`` made
+#: outlines of millions of vertices: a Game that took minutes and gigabytes to build)
+MAX_ARC_SEGMENTS = 2048
+
+
 def arc_segments(angle: float, radius: float, sagitta: float) -> int:
-    """Chords needed so that none lies more than ``sagitta`` inside an arc."""
+    """Chords needed so that none lies more than ``sagitta`` inside an arc; a
+    ``ConfigError`` beyond :data:`MAX_ARC_SEGMENTS`."""
     if sagitta >= radius:
         return max(1, math.ceil(angle / (math.pi / 2)))
-    return max(1, math.ceil(angle / (2.0 * math.acos(1.0 - sagitta / radius))))
+    n = max(1, math.ceil(angle / (2.0 * math.acos(1.0 - sagitta / radius))))
+    if n > MAX_ARC_SEGMENTS:
+        raise ConfigError(
+            f"arc_max_sagitta {sagitta:g} makes an arc of radius {radius:g} need {n} chords "
+            f"(at most {MAX_ARC_SEGMENTS}): give a larger arc_max_sagitta"
+        )
+    return n
 
 
 def disc_coords(radius: float, sagitta: float) -> np.ndarray:

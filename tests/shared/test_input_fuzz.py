@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from random_play import random_step, sampled_states
 
 from tabletop import registry
-from tabletop.config import shipped_configs
+from tabletop.config import load_yaml, shipped_configs
 from tabletop.errors import (
     ConfigError,
     IllegalActionError,
@@ -51,6 +51,8 @@ from tabletop.registry import UnknownGameError
 
 SOAK = int(os.environ.get("TABLETOP_SOAK_GAMES", "300"))
 GAMES = ("lunatix", "ryderz")
+#: the shipped pieces file's data (a record may carry pieces by value)
+SHIPPED_PIECES = load_yaml(shipped_configs("ryderz") / "pieces.yaml")
 #: every typed error of ``tabletop.errors`` (SeatError and ResetNeededError are subclasses)
 TYPED = (IllegalActionError, InvalidStateError, ConfigError)
 assert issubclass(SeatError, IllegalActionError) and issubclass(ResetNeededError, TYPED)
@@ -1200,6 +1202,11 @@ def test_ryderz_seat_off_the_table_without_a_pending_placement_is_refused() -> N
         ("lunatix", ("accelerate_amounts", 1), 7, "brake_amounts"),
         ("ryderz", ("prizm_radius",), 2**63, "a Prizm must fit on the table"),
         ("ryderz", ("prizm_radius",), 1e9, "a Prizm must fit on the table"),
+        ("lunatix", ("turbo_speed_cap",), 10**9, "at most 200 squares a turn"),
+        ("lunatix", ("mph_per_hazard_card",), 1, "mph_per_hazard_card must be at least 2"),
+        ("ryderz", ("launch_search_step",), 1e-9, "launch_search_step 1e-09 cuts"),
+        ("ryderz", ("joint_tolerance",), 1e300, "joint_tolerance <= 0.01"),
+        ("ryderz", ("pieces",), {**SHIPPED_PIECES, "arc_max_sagitta": 1e-12}, "chords"),
     ],
     ids=repr,
 )
@@ -1211,9 +1218,12 @@ def test_record_configs_that_exhausted_memory_or_hung_are_config_errors(
     could take); a million damage dice made the roll's distribution run for hours; an oil
     chip of 2**63 hazard cards pushed a task per card (out of memory); a smallest brake
     amount above the lowest speed a car can have (99 first, or an accelerate amount of 7)
-    left a braking car no amount to choose. Lazer Ryderz: a Prizm radius of 2**63 failed in
-    ``disc_coords`` (ZeroDivisionError), 1e9 made a disc of ~10**5 vertices measured at every
-    scoring step."""
+    left a braking car no amount to choose; a speed cap of a billion moved a car a hundred
+    million squares, and with 1 mph per hazard card drew as many cards. Lazer Ryderz: a Prizm
+    radius of 2**63 failed in ``disc_coords`` (ZeroDivisionError), 1e9 made a disc of ~10**5
+    vertices measured at every scoring step; a Launch Point search step of 1e-9 scanned the
+    edge for hours, a joint tolerance of 1e300 made every contact a joint, and pieces by value
+    with an ``arc_max_sagitta`` of 1e-12 made outlines of millions of vertices."""
     record = json.loads(real_records(name)[0])
     parent = record["config"]
     for k in path[:-1]:
