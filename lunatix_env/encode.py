@@ -25,7 +25,7 @@ import numpy as np
 
 from lunatix_env.rules import Game, State
 from lunatix_env.rules.config import HazardEffect
-from lunatix_env.rules.state import Car, DecisionKind, laps_done
+from lunatix_env.rules.records import Car, DecisionKind, laps_done
 from tabletop.errors import ConfigError
 
 DECISIONS = tuple(DecisionKind)

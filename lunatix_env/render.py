@@ -36,7 +36,8 @@ from tabletop.viewer import HumanViewer  # noqa: F401  (re-exported for lunatix_
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
-    from lunatix_env.rules.state import Car, State
+    from lunatix_env.rules.records import Car
+    from lunatix_env.rules.state import State
 
 Colour = tuple[int, int, int]
 

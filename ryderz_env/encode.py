@@ -38,7 +38,7 @@ from ryderz_env.raycast import GRAZE, cast, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import arc_segments
-from ryderz_env.rules.state import DecisionKind
+from ryderz_env.rules.records import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
 _NO_HEAD = (0.0, 0.0, 0.0, 0.0)

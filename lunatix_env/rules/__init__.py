@@ -13,7 +13,8 @@ from lunatix_env.rules.config import (
     load_rules,
 )
 from lunatix_env.rules.game import Game
-from lunatix_env.rules.state import ChanceKind, DecisionKind, Outcome, RamKind, State
+from lunatix_env.rules.records import ChanceKind, DecisionKind, Outcome, RamKind
+from lunatix_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 __all__ = [

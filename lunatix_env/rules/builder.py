@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lunatix_env.rules.actions import CHIP_NAMES
-from lunatix_env.rules.state import ChanceKind, DecisionKind
+from lunatix_env.rules.records import ChanceKind, DecisionKind
 from tabletop.errors import InvalidStateError
 
 if TYPE_CHECKING:

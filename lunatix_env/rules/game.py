@@ -17,7 +17,8 @@ from lunatix_env.rules.config import (
     decks_from_data,
     load_rules,
 )
-from lunatix_env.rules.state import DIR_SLOTS, State
+from lunatix_env.rules.records import DIR_SLOTS
+from lunatix_env.rules.state import State
 from lunatix_env.rules.track import Track, track_from_data
 from tabletop.errors import ConfigError, IllegalActionError
 from tabletop.gamebase import GameBase, checked_seed

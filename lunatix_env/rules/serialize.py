@@ -6,16 +6,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lunatix_env.rules.actions import ActionKind
-from lunatix_env.rules.state import (
-    PIT,
-    SCHEMA_VERSION,
-    TRACK,
-    Car,
-    ChanceKind,
-    DecisionKind,
-    Outcome,
-    State,
-)
+from lunatix_env.rules.records import PIT, TRACK, Car, ChanceKind, DecisionKind, Outcome
+from lunatix_env.rules.state import SCHEMA_VERSION, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import as_bool as _bool
 from tabletop.jsoncheck import as_int as _int

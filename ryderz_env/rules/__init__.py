@@ -9,7 +9,8 @@ from ryderz_env.rules.builder import PositionBuilder
 from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
 from ryderz_env.rules.game import Game
 from ryderz_env.rules.geometry import Element, Pose, Table
-from ryderz_env.rules.state import ChanceKind, DecisionKind, Outcome, Prizm, State
+from ryderz_env.rules.records import ChanceKind, DecisionKind, Outcome, Prizm
+from ryderz_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 __all__ = [

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ryderz_env.rules.actions import Action
 from ryderz_env.rules.config import PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
+from ryderz_env.rules.records import ChanceKind, DecisionKind, Prizm
 from ryderz_env.rules.serialize import element_to_dict
-from ryderz_env.rules.state import ChanceKind, DecisionKind, Prizm
 from tabletop.errors import InvalidStateError
 
 if TYPE_CHECKING:

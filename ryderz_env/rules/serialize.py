@@ -8,15 +8,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
-from ryderz_env.rules.state import (
-    _DECIDE,
-    ChanceKind,
-    DecisionKind,
-    Outcome,
-    Player,
-    Prizm,
-    State,
-)
+from ryderz_env.rules.records import ChanceKind, DecisionKind, Outcome, Player, Prizm
+from ryderz_env.rules.state import _DECIDE, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import (
     as_bool,

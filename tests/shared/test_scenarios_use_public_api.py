@@ -32,10 +32,10 @@ from pathlib import Path
 import pytest
 
 from lunatix_env.rules import Game as LGame
-from lunatix_env.rules.state import Car
+from lunatix_env.rules.records import Car
 from lunatix_env.rules.state import State as LState
 from ryderz_env.rules import Game as RGame
-from ryderz_env.rules.state import Player
+from ryderz_env.rules.records import Player
 from ryderz_env.rules.state import State as RState
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -1,0 +1,137 @@
+"""The records a Lunatix Loop state is made of: the kinds of decision, chance event and
+ending, the rams, one car and its holdings, and the constants of the board's geometry."""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+
+FORWARD = 1  # direction index of "front" among (front-left, front, front-right)
+# neighbour slot (inner, same, outer) of each direction, by facing (0 race direction, 1 against)
+DIR_SLOTS = ((0, 1, 2), (2, 1, 0))
+TRACK, PIT = 0, 1  # where hazard cards are being applied
+
+
+class DecisionKind(enum.Enum):
+    """Which decision is being asked."""
+
+    CHIP_MIX = "chip_mix"
+    CARD = "card"
+    BRAKE = "brake"
+    ACCELERATE = "accelerate"
+    CHARGE = "charge"
+    DROP_KIND = "drop_kind"
+    STEP = "step"
+    RAM = "ram"
+    LUCK = "luck"
+    PROTECT = "protect"
+    GADGET = "gadget"
+    KEEP_GADGET = "keep_gadget"
+    DISCARD_GADGET = "discard_gadget"
+    SHOP = "shop"
+    PIT_EXIT = "pit_exit"
+    TURN_AROUND = "turn_around"
+
+
+SIMULTANEOUS = (DecisionKind.CHIP_MIX, DecisionKind.CARD)
+
+
+class ChanceKind(enum.Enum):
+    """Which chance event is pending."""
+
+    START_DOT = "start_dot"
+    DICE = "dice"
+    HAZARD = "hazard"
+    TURBO = "turbo"
+    GADGET = "gadget"
+
+
+class Outcome(enum.Enum):
+    """Why the game ended (or that it has not)."""
+
+    IN_PROGRESS = "in_progress"
+    WIN = "win"
+    ALL_OUT = "all_out"
+    TRUNCATED = "truncated"
+
+
+class RamKind(enum.Enum):
+    """The kinds of ram."""
+
+    SIDESWIPE = "sideswipe"
+    REAR_END = "rear_end"
+    HEAD_ON = "head_on"
+    INVOLUNTARY = "involuntary"
+
+
+class Car:
+    """One car and its player's holdings (mutable; copied by ``State.clone``)."""
+
+    __slots__ = (
+        "seat",
+        "square",
+        "facing",
+        "speed",
+        "max_speed",
+        "luck",
+        "chips",
+        "gadgets",
+        "spent",
+        "lunacies",
+        "in_pit",
+        "pit_opening",
+        "pit_order",
+        "u",
+        "best_u",
+        "owed",
+        "out",
+    )
+
+    FIELDS = __slots__
+
+    def __init__(self, seat: int, speed: int, max_speed: int, luck: int) -> None:
+        self.seat = seat
+        self.square = -1  # -1 before the start dot is dealt; the square otherwise
+        self.facing = 0  # 0 counter-clockwise (race direction), 1 clockwise
+        self.speed = speed
+        self.max_speed = max_speed
+        self.luck = luck
+        self.chips = [0, 0, 0]
+        self.gadgets: list[int] = []
+        self.spent: list[int] = []
+        self.lunacies: list[int] = []
+        self.in_pit = False
+        self.pit_opening = -1
+        self.pit_order = 0
+        self.u = 0.0  # unwrapped progress in the race direction (middle-lane squares)
+        self.best_u = 0.0  # high-water mark of u
+        self.owed = 0  # extra laps owed after a pit pass completed the last lap
+        self.out = False
+
+    def copy(self) -> Car:
+        """An independent copy."""
+        c = Car.__new__(Car)
+        for f in Car.FIELDS:
+            v = getattr(self, f)
+            setattr(c, f, v.copy() if isinstance(v, list) else v)
+        return c
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            f: (list(getattr(self, f)) if f in _LIST_FIELDS else getattr(self, f))
+            for f in Car.FIELDS
+        }
+
+
+_LIST_FIELDS = ("chips", "gadgets", "spent", "lunacies")
+
+
+def laps_done(best_u: float, length: float) -> int:
+    """Completed laps for a high-water mark ``best_u`` on a lap of ``length``."""
+    return max(0, math.floor(best_u / length + 1e-9))

@@ -1,0 +1,85 @@
+"""The records a Lazer Ryderz state is made of: the kinds of decision, chance event and
+ending, a Prizm, a player and its Lazer, and the constants of the scoring geometry."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, NamedTuple
+
+from ryderz_env.rules.config import PieceKind
+from ryderz_env.rules.geometry import (
+    Element,
+    Pose,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+STRAIGHT, SOFT, HARD = PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD
+#: a scored Prizm's slide is checked at this many even steps of its piece's centreline
+SLIDE_STEPS = 256
+#: halvings of a step that find where a sliding Prizm touches a Prizm or the table's edge
+SLIDE_BISECTIONS = 40
+
+
+class DecisionKind(enum.Enum):
+    """What a deciding seat is asked."""
+
+    ENGINES = "engines"  # simultaneous: starting gear and Launch Point
+    RESPAWN = "respawn"  # after a crash: any gear and a Launch Point
+    POWER = "power"  # start of turn: Super Sheriff / Phantom Cosmonaut, or decline
+    BONUS = "bonus"  # large table: a 5th-gear straight before the first piece, or not
+    MOVE = "move"  # shift and move
+    SHARK = "shark"  # Lazer Shark: the extra longest straight, or not
+
+
+class ChanceKind(enum.Enum):
+    """The chance events; DIE and DEAL_GEARS are discrete, the others continuous."""
+
+    DEAL_GEARS = "deal_gears"  # after the last all-stall redo: distinct gears at random
+    LAUNCH_NOISE = "launch_noise"  # blind placement: offset along the edge (inches)
+    DIE = "die"  # the curve die: a face value, 0 for Spin Out
+    TOSS = "toss"  # a fresh neutral Prizm lands at (x, y)
+
+
+class Outcome(enum.Enum):
+    """How a game ended."""
+
+    IN_PROGRESS = "in_progress"
+    WIN = "win"
+    TRUNCATED = "truncated"
+
+
+class Prizm(NamedTuple):
+    """A Prizm disc: centre and owner seat (-1 neutral)."""
+
+    x: float
+    y: float
+    owner: int = -1
+
+
+class Player:
+    """One Ryder: gear, supply, power, and its Lazer (oldest element first)."""
+
+    __slots__ = ("seat", "gear", "stalled", "power_ready", "supply", "lazer", "head", "prev_turn")
+
+    def __init__(self, seat: int, supply: list[list[int]], power_ready: bool) -> None:
+        self.seat = seat
+        self.gear = 1
+        self.stalled = False
+        self.power_ready = power_ready
+        self.supply = supply  # supply[gear - 1][kind]: pieces off the table
+        self.lazer: list[Element] = []
+        self.head: Pose | None = None  # the front pose; None with no Lazer on the table
+        self.prev_turn = -1  # the id of this player's previous turn
+
+    def copy(self) -> Player:
+        """An independent copy (elements are immutable and shared)."""
+        p = Player(self.seat, [list(g) for g in self.supply], self.power_ready)
+        p.gear, p.stalled, p.lazer = self.gear, self.stalled, list(self.lazer)
+        p.head, p.prev_turn = self.head, self.prev_turn
+        return p
+
+
+_PIECE_KINDS = tuple(sorted(PieceKind))  # by value (0, 1, 2, ...)
