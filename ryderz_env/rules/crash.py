@@ -190,6 +190,8 @@ class Crash(Launch):
         a = acts[seat]
         p = self.players[seat]
         p.gear, p.stalled = a.arg, False
+        if self.events is not None:
+            self._event(E.RESPAWN, seat, gear=p.gear)
         self._push(("launch", seat, a.x))
 
     def _t_toss(self) -> None:

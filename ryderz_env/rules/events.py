@@ -10,6 +10,8 @@ class RyderzEvent(EventKind):
 
     ENGINES = ("engines", "{who} picks gear {gear}{stalled}")
     REDO = ("redo", "every gear stalled: Start Your Engines again")
+    DEALT = ("dealt", "{who} is dealt gear {gear} (every gear stalled too often)")
+    RESPAWN = ("respawn", "{who} respawns in gear {gear}")
     LAUNCH = ("launch", "{who} places a Launch Point at {t:.2f} in along the edge")
     ROUND = ("round", "round {round}: turn order {order}")
     POWER = ("power", "{who} uses {power}")

@@ -42,11 +42,11 @@ class Launch(Legal):
                     E.ENGINES, s, gear=gears[s], stalled=" (stalled)" if s in stalled else ""
                 )
         if len(stalled) == len(self.players):
-            if self.events is not None:
-                self._event(E.REDO, None)
             if d["attempt"] < self.game.rules.max_redos:
+                if self.events is not None:
+                    self._event(E.REDO, None)
                 self._push(("engines", d["attempt"] + 1))
-            else:
+            else:  # no more redos: the gears are dealt
                 self.chance = {"kind": ChanceKind.DEAL_GEARS._value_, "spots": spots}
             return
         for s, g in gears.items():
@@ -58,6 +58,8 @@ class Launch(Legal):
     def _c_deal_gears(self, ch: dict[str, Any], index: int) -> None:
         for s, g in enumerate(self.game.gear_deals[index]):
             self.players[s].gear, self.players[s].stalled = g, False
+            if self.events is not None:
+                self._event(E.DEALT, s, gear=g)
         self._set_marker_and_launch(ch["spots"])
 
     def _set_marker_and_launch(self, spots: list[list[Any]]) -> None:

@@ -79,10 +79,12 @@ class Scoring(TableIndex):
                 if len(self._touching_colours(j)) < 2:  # decided before recolouring
                     sliding.append(j)
                 self._take_prizm(seat, j)
-                if self.status is not Outcome.IN_PROGRESS:
+                if self.score(seat) >= r.win_prizms:
                     break
         if sliding:
             self._slide_scored(el, sliding)
+        if self.score(seat) >= r.win_prizms:  # after the slides: the game's last step
+            self._end(Outcome.WIN, seat)
 
     def _take_prizm(self, seat: int, j: int) -> None:
         r = self.game.rules
@@ -97,8 +99,6 @@ class Scoring(TableIndex):
             cast("dict[str, Any]", self.turn)["tosses"] += 1
         elif r.powers:
             self.players[pz.owner].power_ready = True  # theft recharges the victim's power
-        if self.score(seat) >= r.win_prizms:
-            self._end(Outcome.WIN, seat)
 
     def _slide_scored(self, el: Element, js: list[int]) -> None:
         """Slide the free-floating Prizms ``js`` just scored by piece ``el``, the last

@@ -123,6 +123,8 @@ class Turn(Crash):
             self._place_straight(seat, p.gear)
         elif move.is_wave:
             p.power_ready = False
+            if self.events is not None:
+                self._event(E.POWER, seat, power="Galactic Waveryder")
             for side in move.sides:
                 self._place_curve(seat, p.gear, HARD, side, hard_only=True)
         else:
