@@ -73,7 +73,8 @@ def _copy_json(v: Any) -> Any:
     return v
 
 
-def _pose(p: Pose | None) -> list[float] | None:
+def pose_to_list(p: Pose | None) -> list[float] | None:
+    """A pose as JSON, ``[x, y, heading]`` (None stays None)."""
     return None if p is None else [p.x, p.y, p.h]
 
 
@@ -85,7 +86,7 @@ def element_to_dict(e: Element) -> dict[str, Any]:
         "kind": KIND_NAMES[e.kind],
         "gear": e.gear,
         "side": e.side,
-        "pose": _pose(e.pose),
+        "pose": pose_to_list(e.pose),
         "turn": e.turn,
     }
 
@@ -106,7 +107,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
                 "stalled": p.stalled,
                 "power_ready": p.power_ready,
                 "supply": [list(g) for g in p.supply],
-                "head": _pose(p.head),
+                "head": pose_to_list(p.head),
                 "prev_turn": p.prev_turn,
                 "lazer": [element_to_dict(e) for e in p.lazer],
             }
@@ -117,40 +118,6 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "decision": _copy_json(s.decision),
         "chance": _copy_json(s.chance),
         "turn": _copy_json(s.turn),
-        "status": s.status.value,
-        "winner": s.winner,
-    }
-
-
-def public_view(s: State, seat: int) -> dict[str, Any]:
-    """Everything on the table, from ``seat``'s chair (all of it is public)."""
-    d = s.decision
-    return {
-        "seat": seat,
-        "round": s.round,
-        "marker": s.marker,
-        "order": list(s.order),
-        "turn_seat": None if s.turn is None else s.turn["seat"],
-        "decision": None if d is None else d["kind"],
-        "deciders": list(s.current_players()),
-        "chance": None if s.chance is None else s.chance["kind"],
-        "players": [
-            {
-                "gear": p.gear,
-                "power_ready": p.power_ready,
-                "score": s.score(p.seat),
-                "supply": [list(g) for g in p.supply],
-                "on_table": p.head is not None,
-                "head": _pose(p.head),
-                "prev_turn": p.prev_turn,
-                "lazer": [element_to_dict(e) for e in p.lazer],
-            }
-            for p in s.players
-        ],
-        "prizms": [
-            {"x": q.x, "y": q.y, "owner": q.owner, "locked": s.locked(j)}
-            for j, q in enumerate(s.prizms)
-        ],
         "status": s.status.value,
         "winner": s.winner,
     }
@@ -213,14 +180,14 @@ def _player(game: Game, d: Any, seat: int) -> Player:
         if b.pose != a.exit:
             raise bad(
                 f"{path}.lazer[{i + 1}].pose",
-                "a Lazer is a chain: each piece starts at "
-                f"the exit pose of the one before ({_pose(a.exit)}), got {_pose(b.pose)}",
+                "a Lazer is a chain: each piece starts at the exit pose of the one before "
+                f"({pose_to_list(a.exit)}), got {pose_to_list(b.pose)}",
             )
     if p.lazer and p.head != p.lazer[-1].exit:
         raise bad(
             f"{path}.head",
             "the head is the exit pose of the front piece "
-            f"({_pose(p.lazer[-1].exit)}), got {_pose(p.head)}",
+            f"({pose_to_list(p.lazer[-1].exit)}), got {pose_to_list(p.head)}",
         )
     for g in range(game.top_gear):
         for k in (PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD):

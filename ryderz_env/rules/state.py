@@ -268,7 +268,7 @@ class State(Turn):
         only secrets are the launch choices of Start Your Engines; the engine receives them
         together, and while the Launch Points are being placed the aimed positions (in the
         pending tasks and chance event) are left out of the observation."""
-        from ryderz_env.rules.serialize import public_view
+        from ryderz_env.rules.observe import public_view
 
         return public_view(self, seat_index(seat, self.game.rules.num_players))
 
