@@ -156,6 +156,8 @@ class Hazards(Legal):
             else:
                 car.lunacies.append(d["card"])
                 car.lunacies.sort()
+                if self.events is not None:
+                    self._event(E.LUNACY, seat, card=spec.name)
         elif not use and spec.effect is HazardEffect.SKID:
             self._push("skid", seat, d["where"])
         elif not use and spec.effect is HazardEffect.BRAKE:
@@ -232,7 +234,7 @@ class Hazards(Legal):
                 self._end(Outcome.ALL_OUT)
             return
         if not (mover and self.turn["ignore_max"]):  # type: ignore[index]
-            car.speed = min(car.speed, car.max_speed)
+            self._lower_speed(car, car.max_speed, "slowed")
 
     # ------------------------------------------------------------------ turbo
     def _t_turbo(self, seat: int) -> None:

@@ -99,7 +99,7 @@ class Machine(MachineQueries):
         t = self.turn
         if t is not None and t["ignore_max"]:  # the end-of-turn clamp of a turbo turn
             car = self.cars[t["seat"]]
-            car.speed = min(car.speed, car.max_speed)
+            self._lower_speed(car, car.max_speed, "set")
         self.status = outcome
         self.winner = winner
         if self.events is not None:
@@ -144,3 +144,10 @@ class Machine(MachineQueries):
         car.speed = max(0, car.speed - amount)
         if self.events is not None:
             self._event(E.SPEED, car.seat, before=before, after=car.speed, why="slowed")
+
+    def _lower_speed(self, car: Car, speed: int, why: str) -> None:
+        """Set ``car``'s speed to ``speed`` if that is lower (a ``speed`` event if it is)."""
+        if speed < car.speed:
+            before, car.speed = car.speed, speed
+            if self.events is not None:
+                self._event(E.SPEED, car.seat, before=before, after=speed, why=why)

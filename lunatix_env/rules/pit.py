@@ -56,7 +56,9 @@ class Pit(Hazards):
         a = acts[seat]
         p = self.game.rules.pit
         if self.events is not None:
-            self._event(E.SHOP, seat, item=str(a))
+            counsel = a.kind is ActionKind.COUNSEL
+            item = f"counsel against {self.game.decks.hazard[a.arg].name}" if counsel else str(a)
+            self._event(E.SHOP, seat, item=item)
         if a.kind is ActionKind.COUNSEL:
             car.lunacies.remove(a.arg)
             self.hazard_discard[a.arg] += 1

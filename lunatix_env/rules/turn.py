@@ -85,7 +85,9 @@ class Turn(Pit):
             a = acts[seat]
             self.cards[seat] = g.codec.encode(a)
             if self.events is not None:
-                self._event(E.CARD, seat, card=str(a))
+                played = a.kind is ActionKind.PLAY_GADGET
+                card = f"gadget {g.decks.gadgets[a.arg].name}" if played else str(a)
+                self._event(E.CARD, seat, card=card)
             if a.kind is ActionKind.PLAY_GADGET:
                 car = self.cars[seat]
                 car.gadgets.remove(a.arg)
@@ -356,8 +358,8 @@ class Turn(Pit):
         if kind is not RamKind.SIDESWIPE:
             t["over"] = True
         if kind is RamKind.HEAD_ON:
-            car.speed = 0
-            target.speed = 0
+            self._lower_speed(car, 0, "slowed")
+            self._lower_speed(target, 0, "slowed")
         self._push("damage", car.seat, mine)
         self._push("damage", target.seat, theirs)
 
@@ -366,5 +368,5 @@ class Turn(Pit):
         car = self.cars[seat]
         t = self.turn
         if t is not None and t["ignore_max"]:
-            car.speed = min(car.speed, car.max_speed)
+            self._lower_speed(car, car.max_speed, "set")
         self.turn = None
