@@ -57,8 +57,8 @@ class Pit(Hazards):
         p = self.game.rules.pit
         if self.events is not None:
             counsel = a.kind is ActionKind.COUNSEL
-            item = f"counsel against {self.game.decks.hazard[a.arg].name}" if counsel else str(a)
-            self._event(E.SHOP, seat, item=item)
+            bought = f"counsel against {self.game.decks.hazard[a.arg].name}" if counsel else str(a)
+            self._event(E.SHOP, seat, item=bought)
         if a.kind is ActionKind.COUNSEL:
             car.lunacies.remove(a.arg)
             self.hazard_discard[a.arg] += 1
