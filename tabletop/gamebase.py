@@ -212,8 +212,12 @@ class MachineQueries:
     """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``
     or, at a simultaneous node, ``seats``) or ``chance``, ended by ``status``."""
 
+    #: the pending tasks, last first (tuples: a task's name, then its arguments)
+    tasks: list[tuple[Any, ...]]
     decision: dict[str, Any] | None
     chance: dict[str, Any] | None
+    #: the turn in progress (None between turns)
+    turn: dict[str, Any] | None
     status: enum.Enum
     winner: int | None
     game: Any

@@ -48,12 +48,7 @@ class Machine(MachineQueries):
     track_chips: dict[int, int]
     pit_counter: int
     batches: list[list[int]]
-    tasks: list[tuple[Any, ...]]
-    decision: dict[str, Any] | None
-    chance: dict[str, Any] | None
-    turn: dict[str, Any] | None
     status: Outcome
-    winner: int | None
     _legal: dict[int, list[Action]]
     _chance_cache: list[tuple[int, float]] | None
     #: the ``_t_<task>`` handler of each task name (filled in by the state module)

@@ -41,12 +41,7 @@ class Machine(MachineQueries):
     marker: int
     order: list[int]
     turn_id: int
-    tasks: list[tuple[Any, ...]]
-    decision: dict[str, Any] | None
-    chance: dict[str, Any] | None
-    turn: dict[str, Any] | None
     status: Outcome
-    winner: int | None
     _legal: dict[int, list[Action]]
     _index: tuple[list[Element], np.ndarray] | None
     _boxes: tuple[tuple[list[Element], np.ndarray], np.ndarray] | None
