@@ -379,20 +379,20 @@ class ObservationEncoder:
         k += 2 * num_gadgets
         mine = d is not None and seat in cur
         if mine:
-            t[k + self.dec_index[d["kind"]]] = 1.0
+            t[k + self.dec_index[d.kind.value]] = 1.0
         else:
             t[k + len(DECISIONS)] = 1.0
         k += len(DECISIONS) + 1
         if mine:
-            deck = d.get("deck")
-            t[k] = d.get("points", 0) / r.pit.points
-            t[k + 1] = d.get("hits", 0) / 8.0
+            deck = d.deck  # "" when the decision has none
+            t[k] = max(d.points, 0) / r.pit.points  # (-1: not set)
+            t[k + 1] = max(d.hits, 0) / 8.0
             t[k + 2] = float(deck == "hazard")
             t[k + 3] = float(deck == "turbo")
-            if deck == "hazard" or ("card" in d and "deck" not in d):
-                t[k + 4 + d["card"]] = 1.0
+            if deck == "hazard" or (d.card >= 0 and not deck):
+                t[k + 4 + d.card] = 1.0
             elif deck == "turbo":
-                t[k + 4 + self.num_hazard + d["card"]] = 1.0
+                t[k + 4 + self.num_hazard + d.card] = 1.0
             offer_base = k + 4 + self.num_hazard + self.num_turbo
             for gi in state.offer:
                 t[offer_base + gi] = 1.0

@@ -17,7 +17,7 @@ RECORD_NAME = "lunatix_loop_v0"  # the env's name: python -m tabletop.replay fin
 
 
 def _card_choice(state: State) -> bool:
-    return state.decision is not None and state.decision["kind"] == "card"
+    return state.decision is not None and state.decision.kind.value == "card"
 
 
 def _cards(state: State, actions: Mapping[int, Any]) -> str | None:

@@ -86,7 +86,7 @@ def render_ansi(state: State) -> str:
     text = str(state)
     if state.decision is not None and not state.is_terminal():
         who = ", ".join(f"player_{s}" for s in state.current_players())
-        text += f"\ndecision: {state.decision['kind']} by {who}"
+        text += f"\ndecision: {state.decision.kind.value} by {who}"
     return text
 
 
@@ -633,7 +633,7 @@ class BoardPainter:
         elif state.chance is not None:
             draw_text(img, x0, 24, state.chance["kind"].replace("_", " "), DIM_TEXT)
         elif state.decision is not None:
-            draw_text(img, x0, 24, state.decision["kind"].replace("_", " "), HIGHLIGHT)
+            draw_text(img, x0, 24, state.decision.kind.value.replace("_", " "), HIGHLIGHT)
         deciding = set(state.current_players())
         n = len(state.cars)
         top = 42

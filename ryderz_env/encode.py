@@ -218,7 +218,7 @@ class VectorEncoder:
         self.size = sum(s for _, s in self.blocks)
         self._other_size = 5 + self.top + 1 + len(CHARACTERS) + 2  # one seat's "others" block
         self._head_size = self.size - num_rays - n * recent_pieces * 6  # up to the rays
-        #: the decision block's slot per raw decision kind (``state.decision["kind"]``)
+        #: the decision block's slot per raw decision kind (``state.decision.kind.value``)
         self._decision_slot = {None if k is None else k.value: i for i, k in enumerate(DECISIONS)}
         self._character_slot = [CHARACTERS.index(r.characters[s]) for s in range(n)]
         self._seat_orders = [[(s + k) % n for k in range(n)] for s in range(n)]
@@ -383,7 +383,7 @@ class VectorEncoder:
         out = [0.0] * self._head_size  # the blocks up to the Prizms, one conversion at the end
         seats = self._seat_orders[seat]
         decision = state.decision
-        out[self._decision_slot[decision["kind"] if decision else None]] = 1.0
+        out[self._decision_slot[decision.kind.value if decision is not None else None]] = 1.0
         i = len(DECISIONS)
         out[i] = float(seat in state.current_players())
         out[i + 1] = state.round / r.round_limit

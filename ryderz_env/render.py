@@ -153,7 +153,7 @@ class TablePainter:
         elif state.chance is not None:
             draw_text(img, x0, y, state.chance["kind"].replace("_", " "), DIM_TEXT, sc)
         elif state.decision is not None:
-            draw_text(img, x0, y, state.decision["kind"].replace("_", " "), HIGHLIGHT, sc)
+            draw_text(img, x0, y, state.decision.kind.value.replace("_", " "), HIGHLIGHT, sc)
         y += line + 4 * sc
         deciding = set(state.current_players())
         swatch = 6 * sc

@@ -13,7 +13,7 @@ import functools
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 import numpy as np
 
@@ -208,13 +208,43 @@ class GameBase:
         return self.int_to_action(value)
 
 
+class PendingDecision(Protocol):
+    """What every game's decision record has (each game's ``Decision`` named tuple): its
+    kind, the sequential decider ``seat`` (-1 at a simultaneous node) or the simultaneous
+    deciders ``seats`` (empty otherwise), and the context its kind carries."""
+
+    @property
+    def kind(self) -> enum.Enum: ...
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def record_to_dict(
+    record: tuple[Any, ...], fields: tuple[str, ...], unset: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A decision record (a named tuple: ``kind`` first, then fields whose default means
+    "not set") as JSON: ``kind``'s value, then every field that is set, in field order;
+    tuples become lists."""
+    out: dict[str, Any] = {"kind": record[0]._value_}
+    for name, v in zip(fields[1:], record[1:], strict=True):
+        if v != unset[name]:
+            out[name] = list(v) if type(v) is tuple else v
+    return out
+
+
 class MachineQueries:
     """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``
     or, at a simultaneous node, ``seats``) or ``chance``, ended by ``status``."""
 
     #: the pending tasks, last first (tuples: a task's name, then its arguments)
     tasks: list[tuple[Any, ...]]
-    decision: dict[str, Any] | None
+    decision: PendingDecision | None
     chance: dict[str, Any] | None
     #: the turn in progress (None between turns)
     turn: dict[str, Any] | None
@@ -234,7 +264,7 @@ class MachineQueries:
         d = self.decision
         if d is None:
             return ()
-        return tuple(d["seats"]) if "seats" in d else (d["seat"],)
+        return d.seats or (d.seat,)
 
     def _deciding(self, seat: Any) -> int | None:
         """``seat`` as an int if it is deciding now, None if it is a seat not deciding;
@@ -269,7 +299,7 @@ class MachineQueries:
 
     def decision_kind(self) -> Any:
         """The kind of the pending decision, or None."""
-        return self.decision_kinds(self.decision["kind"]) if self.decision else None
+        return self.decision.kind if self.decision is not None else None
 
     def chance_kind(self) -> Any:
         """The kind of the pending chance event, or None."""
@@ -277,7 +307,7 @@ class MachineQueries:
 
     def is_simultaneous_node(self) -> bool:
         """True at a simultaneous decision."""
-        return self.decision is not None and "seats" in self.decision
+        return self.decision is not None and bool(self.decision.seats)
 
     def is_chance_node(self) -> bool:
         """True when a chance event is pending."""

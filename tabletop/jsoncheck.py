@@ -213,5 +213,5 @@ def check_deciders(state: Any) -> None:
         if not options:
             raise bad(
                 "decision",
-                f"seat {p} has no legal action at this {state.decision['kind']!r} decision",
+                f"seat {p} has no legal action at this {state.decision.kind.value!r} decision",
             )

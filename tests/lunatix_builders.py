@@ -72,7 +72,7 @@ def first_round(g: Game, mixes: Sequence[int] | None = None) -> State:
     """The state at round 1's card decision of ``start(g, mixes)``."""
     s = start(g, mixes).build()
     assert s.decision_kind() is not None and s.decision is not None
-    assert s.decision["kind"] == "card"
+    assert s.decision.kind.value == "card"
     return s
 
 

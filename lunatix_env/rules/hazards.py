@@ -22,6 +22,7 @@ from lunatix_env.rules.records import (
     TRACK,
     Car,
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
 )
@@ -75,14 +76,14 @@ class Hazards(Legal):
         if self._luck_available(self.cars[seat]):
             self._ask(DecisionKind.LUCK, seat, deck="hazard", card=card)
 
-    def _d_luck(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_luck(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         car = self.cars[seat]
         a = acts[seat]
-        hazard = d["deck"] == "hazard"
+        hazard = d.deck == "hazard"
         if a.kind is ActionKind.LUCK and a.arg == 0:
             if not hazard:
-                self._push("turbo_apply", seat, d["card"])
+                self._push("turbo_apply", seat, d.card)
             return
         if a.kind is ActionKind.LUCK:
             car.luck -= 1
@@ -90,12 +91,12 @@ class Hazards(Legal):
             self._spend(car, a.arg)
         deck = self.game.decks.hazard if hazard else self.game.decks.turbo
         if self.events is not None:
-            self._event(E.LUCK, seat, deck=d["deck"], card=deck[d["card"]].name)
+            self._event(E.LUCK, seat, deck=d.deck, card=deck[d.card].name)
         if hazard:
             self.hazard_discard[self.batches[-1].pop()] += 1
             self._push("draw_hazard", seat)
         else:
-            self.turbo_discard[d["card"]] += 1
+            self.turbo_discard[d.card] += 1
             self._push("turbo", seat)
 
     def _t_apply_hazards(self, seat: int, where: int) -> None:
@@ -138,28 +139,28 @@ class Hazards(Legal):
         elif eff is HazardEffect.LOSE_LUCK:
             car.luck = max(0, car.luck - 1)
 
-    def _d_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_gadget(self, d: Decision, acts: dict[int, Action]) -> None:
         """A gray gadget offered against a hazard card or a turbo explosion."""
-        seat = d["seat"]
+        seat = d.seat
         car = self.cars[seat]
         use = acts[seat].kind is ActionKind.USE_GADGET
         if use:
-            self._spend(car, d["gadget"])
-        if "dice" in d:  # Fire Extinguisher against a turbo explosion
+            self._spend(car, d.gadget)
+        if d.dice >= 0:  # Fire Extinguisher against a turbo explosion
             if not use:
-                self._push("damage", seat, d["dice"])
+                self._push("damage", seat, d.dice)
             return
-        spec = self.game.decks.hazard[d["card"]]
+        spec = self.game.decks.hazard[d.card]
         if spec.effect is HazardEffect.LUNACY:
             if use:
-                self.hazard_discard[d["card"]] += 1
+                self.hazard_discard[d.card] += 1
             else:
-                car.lunacies.append(d["card"])
+                car.lunacies.append(d.card)
                 car.lunacies.sort()
                 if self.events is not None:
                     self._event(E.LUNACY, seat, card=spec.name)
         elif not use and spec.effect is HazardEffect.SKID:
-            self._push("skid", seat, d["where"])
+            self._push("skid", seat, d.where)
         elif not use and spec.effect is HazardEffect.BRAKE:
             self._slow(car, spec.amount)
 
@@ -205,8 +206,8 @@ class Hazards(Legal):
             return
         self._hit(car, hits)
 
-    def _d_protect(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat, hits = d["seat"], d["hits"]
+    def _d_protect(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat, hits = d.seat, d.hits
         car = self.cars[seat]
         a = acts[seat]
         if a.kind is ActionKind.USE_GADGET:

@@ -240,7 +240,7 @@ class Legal(Machine):
     def _compute_legal(self, seat: int) -> list[Action]:
         d = self.decision
         assert d is not None
-        kind = _DECISION_KINDS[d["kind"]]
+        kind = d.kind
         car = self.cars[seat]
         r = self.game.rules
         A = Action
@@ -264,7 +264,7 @@ class Legal(Machine):
                 if car.speed + a <= car.max_speed and (a > 0 or not car.in_pit)
             ] + [A(ActionKind.TURBO)]
         if kind is DecisionKind.CHARGE:
-            return [A(ActionKind.CHARGE, a) for a in self._charge_amounts(car, d["gadget"])]
+            return [A(ActionKind.CHARGE, a) for a in self._charge_amounts(car, d.gadget)]
         if kind is DecisionKind.DROP_KIND:
             return [A(ActionKind.DROP_KIND, k) for k in range(3) if car.chips[k] > 0]
         if kind is DecisionKind.STEP:
@@ -288,13 +288,13 @@ class Legal(Machine):
                     out.append(A(ActionKind.USE_GADGET, gi))
             return out
         if kind is DecisionKind.GADGET:
-            return [A(ActionKind.DECLINE), A(ActionKind.USE_GADGET, d["gadget"])]
+            return [A(ActionKind.DECLINE), A(ActionKind.USE_GADGET, d.gadget)]
         if kind is DecisionKind.KEEP_GADGET:
             return [A(ActionKind.KEEP_GADGET, gi) for gi in sorted(self.offer)]
         if kind is DecisionKind.DISCARD_GADGET:
             return [A(ActionKind.DISCARD_GADGET, gi) for gi in sorted(car.gadgets)]
         if kind is DecisionKind.SHOP:
-            return self._shop_actions(car, d["points"])
+            return self._shop_actions(car, d.points)
         if kind is DecisionKind.PIT_EXIT:
             return [A(ActionKind.EXIT_PIT, i) for i in self._free_exits(car)]
         if kind is DecisionKind.TURN_AROUND:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from lunatix_env.rules.records import (
     Car,
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
     laps_done,
@@ -48,6 +49,7 @@ class Machine(MachineQueries):
     track_chips: dict[int, int]
     pit_counter: int
     batches: list[list[int]]
+    decision: Decision | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _chance_cache: list[tuple[int, float]] | None
@@ -88,7 +90,7 @@ class Machine(MachineQueries):
         self.tasks.append(task)
 
     def _ask(self, kind: DecisionKind, seat: int, **ctx: Any) -> None:
-        self.decision = {"kind": kind._value_, "seat": seat, **ctx}
+        self.decision = Decision(kind, seat, **ctx)
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         t = self.turn

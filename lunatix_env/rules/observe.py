@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from lunatix_env.rules.state import State
 
+from lunatix_env.rules.records import Decision, DecisionKind
+
 
 def observe(state: State, seat: int) -> dict[str, Any]:
     """The observation of ``seat`` as plain data."""
@@ -45,11 +47,11 @@ def observe(state: State, seat: int) -> dict[str, Any]:
             }
         )
     decision = None
-    if state.decision is not None:
-        decision = dict(state.decision)
-        other = decision.get("seat", seat)
-        if other != seat and _reveals_hand(state, decision):
-            decision = {"kind": "private", "seat": other}
+    d = state.decision
+    if d is not None:
+        decision = d.to_dict()
+        if 0 <= d.seat != seat and _reveals_hand(state, d):
+            decision = {"kind": "private", "seat": d.seat}
     own_bottom = [e[0] if e[1] == seat else None for e in state.gadget_bottom]
     return {
         "seat": seat,
@@ -78,14 +80,13 @@ def observe(state: State, seat: int) -> dict[str, Any]:
 PRIVATE_DECISIONS = ("protect", "gadget", "keep_gadget", "discard_gadget")
 
 
-def _reveals_hand(state: State, decision: dict[str, Any]) -> bool:
+def _reveals_hand(state: State, decision: Decision) -> bool:
     """Whether showing ``decision`` to another seat would reveal the decider's gadgets.
 
     Luck decisions are public while the decider has luck chips; with none left, the
     decision can only come from a held Fuzzy Dice.
     """
-    kind = decision["kind"]
-    if kind == "luck":
-        seat: int = decision["seat"]
-        return state.cars[seat].luck == 0
-    return kind in PRIVATE_DECISIONS
+    kind = decision.kind
+    if kind is DecisionKind.LUCK:
+        return state.cars[decision.seat].luck == 0
+    return kind.value in PRIVATE_DECISIONS

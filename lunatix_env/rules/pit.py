@@ -19,6 +19,7 @@ from lunatix_env.rules.records import (
     PIT,
     Car,
     ChanceKind,
+    Decision,
     DecisionKind,
 )
 
@@ -50,8 +51,8 @@ class Pit(Hazards):
             return
         self._ask(DecisionKind.SHOP, seat, points=points)
 
-    def _d_shop(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat, points = d["seat"], d["points"]
+    def _d_shop(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat, points = d.seat, d.points
         car = self.cars[seat]
         a = acts[seat]
         p = self.game.rules.pit
@@ -109,8 +110,8 @@ class Pit(Hazards):
         elif self.offer:
             self._ask(DecisionKind.KEEP_GADGET, seat)
 
-    def _d_keep_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_keep_gadget(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         keep = acts[seat].arg
         car = self.cars[seat]
         for g in self.offer:
@@ -127,8 +128,8 @@ class Pit(Hazards):
         if len(self.cars[seat].gadgets) > self.game.rules.gadget_hand_limit:
             self._ask(DecisionKind.DISCARD_GADGET, seat)
 
-    def _d_discard_gadget(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_discard_gadget(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         g = acts[seat].arg
         self.cars[seat].gadgets.remove(g)
         self.gadget_bottom.append([g, seat])
@@ -144,8 +145,8 @@ class Pit(Hazards):
             return
         self._ask(DecisionKind.PIT_EXIT, seat)
 
-    def _d_pit_exit(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_pit_exit(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         car = self.cars[seat]
         tr = self.game.track
         t = self.turn

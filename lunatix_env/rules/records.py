@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tabletop.gamebase import record_to_dict
 
 if TYPE_CHECKING:
     pass
@@ -39,6 +41,40 @@ class DecisionKind(enum.Enum):
 
 
 SIMULTANEOUS = (DecisionKind.CHIP_MIX, DecisionKind.CARD)
+
+
+class Decision(NamedTuple):
+    """The pending decision: its kind, who decides (``seat``, or ``seats`` at a simultaneous
+    node) and the context its kind carries (:data:`DECISION_CONTEXT`). Immutable: a state
+    replaces it whole, so copies share it."""
+
+    kind: DecisionKind
+    seat: int = -1  # the sequential decider (-1: none, a simultaneous node)
+    seats: tuple[int, ...] = ()  # the simultaneous deciders, in increasing order
+    deck: str = ""  # luck: "hazard" or "turbo"
+    gadget: int = -1  # charge, gadget: the gadget offered (deck index)
+    card: int = -1  # luck, gadget: the card drawn (index in its deck)
+    where: int = -1  # gadget against a hazard card: TRACK or PIT
+    points: int = -1  # shop: points left to spend
+    hits: int = -1  # protect: the hits rolled
+    dice: int = -1  # gadget against a turbo explosion: its damage dice
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: ``kind``, ``seat`` or ``seats``, and the context that is set (a
+        field at its default is not set)."""
+        return record_to_dict(self, Decision._fields, Decision._field_defaults)
+
+
+#: the context fields of each decision kind (besides ``kind`` and ``seat`` or ``seats``); a
+#: gadget decision is offered against a hazard card (card, where) or a turbo's dice (dice)
+DECISION_CONTEXT: dict[DecisionKind, tuple[frozenset[str], ...]] = {
+    **{k: (frozenset(),) for k in DecisionKind},
+    DecisionKind.CHARGE: (frozenset({"gadget"}),),
+    DecisionKind.SHOP: (frozenset({"points"}),),
+    DecisionKind.LUCK: (frozenset({"deck", "card"}),),
+    DecisionKind.PROTECT: (frozenset({"hits"}),),
+    DecisionKind.GADGET: (frozenset({"gadget", "card", "where"}), frozenset({"gadget", "dice"})),
+}
 
 
 class ChanceKind(enum.Enum):

@@ -6,7 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lunatix_env.rules.actions import ActionKind
-from lunatix_env.rules.records import PIT, TRACK, Car, ChanceKind, DecisionKind, Outcome
+from lunatix_env.rules.records import (
+    DECISION_CONTEXT,
+    PIT,
+    SIMULTANEOUS,
+    TRACK,
+    Car,
+    ChanceKind,
+    Decision,
+    DecisionKind,
+    Outcome,
+)
 from lunatix_env.rules.state import SCHEMA_VERSION, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import as_bool as _bool
@@ -290,8 +300,8 @@ def _check_hazard_batches(s: State) -> None:
     if drawing and not s.batches:
         raise _err("batches", "a hazard card is being drawn with no batch to draw it into")
     d = s.decision
-    if d is not None and d["kind"] == "luck" and d["deck"] == "hazard":
-        if not s.batches or not s.batches[-1] or s.batches[-1][-1] != d["card"]:
+    if d is not None and d.kind is DecisionKind.LUCK and d.deck == "hazard":
+        if not s.batches or not s.batches[-1] or s.batches[-1][-1] != d.card:
             raise _err(
                 "decision.card",
                 "a luck decision on a hazard card is about the last card drawn into the batch",
@@ -305,7 +315,7 @@ def _check_decision_phase(s: State) -> None:
     d, t = s.decision, s.turn
     if d is None:
         return
-    kind = d["kind"]
+    kind = d.kind.value
     if kind in _ROUND_DECISIONS:
         if t is not None:
             raise _err(
@@ -315,7 +325,7 @@ def _check_decision_phase(s: State) -> None:
         return
     if t is None:
         raise _err("decision", f"a {kind!r} decision comes inside a turn (turn is null)")
-    seat = d["seat"]
+    seat = d.seat
     if kind in _TURN_DECISIONS and seat != t["seat"]:
         raise _err(
             "decision.seat",
@@ -345,30 +355,10 @@ def _tasks(v: Any, n: int) -> list[tuple[Any, ...]]:
     return out
 
 
-#: the context keys of each decision kind (besides "kind" and "seat" or "seats"); a gadget
-#: decision is offered against a hazard card (card, where) or a turbo's dice (dice)
-_DECISION_KEYS: dict[str, tuple[frozenset[str], ...]] = {
-    "chip_mix": (frozenset(),),
-    "card": (frozenset(),),
-    "brake": (frozenset(),),
-    "accelerate": (frozenset(),),
-    "drop_kind": (frozenset(),),
-    "step": (frozenset(),),
-    "ram": (frozenset(),),
-    "turn_around": (frozenset(),),
-    "keep_gadget": (frozenset(),),
-    "discard_gadget": (frozenset(),),
-    "pit_exit": (frozenset(),),
-    "charge": (frozenset({"gadget"}),),
-    "shop": (frozenset({"points"}),),
-    "luck": (frozenset({"deck", "card"}),),
-    "protect": (frozenset({"hits"}),),
-    "gadget": (frozenset({"gadget", "card", "where"}), frozenset({"gadget", "dice"})),
-}
-_SIMULTANEOUS = ("chip_mix", "card")
+_SIMULTANEOUS = tuple(k.value for k in SIMULTANEOUS)
 
 
-def _decision(game: Game, v: Any) -> dict[str, Any] | None:
+def _decision(game: Game, v: Any) -> Decision | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
@@ -380,7 +370,7 @@ def _decision(game: Game, v: Any) -> dict[str, Any] | None:
     n = game.rules.num_players
     d = dict(v)
     who = {"seats"} if kind.value in _SIMULTANEOUS else {"seat"}
-    shapes = _DECISION_KEYS[kind.value]
+    shapes = DECISION_CONTEXT[kind]
     context = set(d) - {"kind"} - who
     if not who <= set(d) or context not in shapes:
         want = " or ".join(str(sorted({"kind"} | who | c)) for c in shapes)
@@ -412,7 +402,10 @@ def _decision(game: Game, v: Any) -> dict[str, Any] | None:
         _int(d["card"], "decision.card", 0, size - 1)
     elif "card" in d:
         _int(d["card"], "decision.card", 0, len(decks.hazard) - 1)
-    return d
+    fields: dict[str, Any] = {k: x for k, x in d.items() if k != "kind"}
+    if "seats" in fields:
+        fields["seats"] = tuple(fields["seats"])
+    return Decision(kind, **fields)
 
 
 _CHANCE_KEYS = {
@@ -469,8 +462,8 @@ def _check_conservation(game: Game, s: State) -> None:
         where += sum(c.lunacies.count(i) for c in s.cars)
         if (
             s.decision is not None
-            and s.decision["kind"] == "gadget"
-            and s.decision.get("card") == i
+            and s.decision.kind is DecisionKind.GADGET
+            and s.decision.card == i
             and card.lunacy is not None
         ):
             where += 1  # a drawn lunacy while Shrink's Card is being offered against it
@@ -480,8 +473,8 @@ def _check_conservation(game: Game, s: State) -> None:
                 f"{card.name}: {where} cards accounted for, the deck has {card.count}",
             )
     held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]
-    if s.decision is not None and s.decision.get("deck") == "turbo":
-        held.append(s.decision["card"])
+    if s.decision is not None and s.decision.deck == "turbo":
+        held.append(s.decision.card)
     for i, turbo in enumerate(game.decks.turbo):
         where = s.turbo_deck[i] + s.turbo_discard[i] + held.count(i)
         if where != turbo.count:
@@ -516,8 +509,7 @@ def _check_out(s: State) -> None:
             )
     d = s.decision
     if d is not None:
-        seats = d["seats"] if "seats" in d else [d["seat"]]
-        for seat in seats:
+        for seat in s.current_players():
             if s.cars[seat].out:
                 raise _err("decision", f"seat {seat}'s car is out of the race: it decides no more")
 

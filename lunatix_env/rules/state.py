@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 from lunatix_env.rules.records import (
     Car,
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
 )
@@ -67,7 +68,7 @@ class State(Turn):
         self.batches: list[list[int]] = []
         self.tasks: list[tuple[Any, ...]] = [("round_start",), ("chip_mix",)]
         self.tasks += [("deal_dot", s) for s in reversed(range(n))]
-        self.decision: dict[str, Any] | None = None
+        self.decision: Decision | None = None
         self.chance: dict[str, Any] | None = None
         self.turn: dict[str, Any] | None = None
         self.status = Outcome.IN_PROGRESS
@@ -175,9 +176,9 @@ class State(Turn):
     def apply_actions(self, actions: Mapping[int, Action | int]) -> None:
         """Apply one action per decider (all deciders at a simultaneous node)."""
         d = self.decision
-        if d is not None and type(actions) is dict and len(actions) == 1 and "seat" in d:
+        if d is not None and type(actions) is dict and len(actions) == 1 and d.seat >= 0:
             # fast path: one sequential decider with a legal Action under an int seat
-            seat = d["seat"]
+            seat = d.seat
             a = actions.get(seat)
             legal = self._legal.get(seat)
             try:
@@ -192,7 +193,7 @@ class State(Turn):
             if fast:
                 self.decision = None
                 self._legal = {}
-                _DECIDE[d["kind"]](self, d, {seat: a})
+                _DECIDE[d.kind._value_](self, d, {seat: a})
                 self._run()
                 return
         players = self.current_players()
@@ -228,12 +229,12 @@ class State(Turn):
             if not known:
                 raise IllegalActionError(
                     f"{a} is not legal for seat {seat} at "
-                    f"{cast('dict[str, Any]', self.decision)['kind']}; "
+                    f"{cast(Decision, self.decision).kind.value}; "
                     f"legal: {', '.join(str(x) for x in legal)}"
                 )
-        d, self.decision = cast("dict[str, Any]", self.decision), None
+        d, self.decision = cast(Decision, self.decision), None
         self._legal = {}
-        _DECIDE[d["kind"]](self, d, acts)
+        _DECIDE[d.kind._value_](self, d, acts)
         self._run()
 
     # ------------------------------------------------------------------ copying and JSON
@@ -258,9 +259,7 @@ class State(Turn):
         s.pit_counter = self.pit_counter
         s.batches = [b.copy() for b in self.batches]
         s.tasks = self.tasks.copy()
-        s.decision = None if self.decision is None else dict(self.decision)
-        if s.decision is not None and "seats" in s.decision:
-            s.decision["seats"] = list(s.decision["seats"])
+        s.decision = self.decision  # immutable: shared
         s.chance = None if self.chance is None else dict(self.chance)
         s.turn = None if self.turn is None else dict(self.turn)
         s.status = self.status
@@ -292,7 +291,7 @@ class State(Turn):
             "pit_counter": self.pit_counter,
             "batches": [list(b) for b in self.batches],
             "tasks": [list(t) for t in self.tasks],
-            "decision": _plain(self.decision),
+            "decision": None if self.decision is None else self.decision.to_dict(),
             "chance": _plain(self.chance),
             "turn": _plain(self.turn),
             "outcome": self.status.value,
@@ -344,8 +343,8 @@ class State(Turn):
         need: tuple[int, ...] = ()
         decider = -1
         d = s.decision
-        if d is not None and "seat" in d and d["seat"] != seat:
-            decider = d["seat"]
+        if d is not None and d.seat >= 0 and d.seat != seat:
+            decider = d.seat
             need = tuple(g for g in self._needed_gadgets(d) if g in pool)
         sizes = [(c.seat, len(c.gadgets)) for c in others]
         n_offer = len(s.offer) if offer_hidden else 0
@@ -398,15 +397,15 @@ class State(Turn):
         s.gadget_top = sorted(cards[at:])
         return s
 
-    def _needed_gadgets(self, d: dict[str, Any]) -> tuple[int, ...]:
+    def _needed_gadgets(self, d: Decision) -> tuple[int, ...]:
         """The gadgets of which the decider of ``d`` must hold one for ``d`` to exist."""
-        kind = d["kind"]
+        kind = d.kind
         gi = self.game.gadget_index
-        if kind == DecisionKind.PROTECT._value_:
+        if kind is DecisionKind.PROTECT:
             return tuple(gi[e] for e in (GadgetEffect.ARMOR, GadgetEffect.ROLL_CAGE) if e in gi)
-        if kind == DecisionKind.GADGET._value_:
-            return (d["gadget"],)
-        if kind == DecisionKind.LUCK._value_ and self.cars[d["seat"]].luck == 0:
+        if kind is DecisionKind.GADGET:
+            return (d.gadget,)
+        if kind is DecisionKind.LUCK and self.cars[d.seat].luck == 0:
             fz = gi.get(GadgetEffect.FUZZY_DICE)
             return () if fz is None else (fz,)
         return ()

@@ -45,7 +45,7 @@ def state_to_text(state: State) -> str:
         )
     elif state.decision is not None:
         who = ",".join(f"player_{s}" for s in state.current_players())
-        head += f"  deciding: {state.decision['kind']} ({who})"
+        head += f"  deciding: {state.decision.kind.value} ({who})"
     elif state.chance is not None:
         head += f"  chance: {state.chance['kind']}"
     lines = [head, *rows, f"pit: {' '.join(pit) if pit else '-'}"]

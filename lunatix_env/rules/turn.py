@@ -25,6 +25,7 @@ from lunatix_env.rules.records import (
     TRACK,
     Car,
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
     RamKind,
@@ -52,9 +53,9 @@ class Turn(Pit):
             self._event(E.START_DOT, car.seat, square=sq)
 
     def _t_chip_mix(self) -> None:
-        self.decision = {"kind": "chip_mix", "seats": list(range(len(self.cars)))}
+        self.decision = Decision(DecisionKind.CHIP_MIX, seats=tuple(range(len(self.cars))))
 
-    def _d_chip_mix(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_chip_mix(self, d: Decision, acts: dict[int, Action]) -> None:
         for seat in sorted(acts):
             mix = self.game.codec.chip_mixes[acts[seat].arg]
             for k in range(3):
@@ -77,9 +78,9 @@ class Turn(Pit):
             self._event(E.ROUND, None, round=self.round)
         self.cards = [None] * len(self.cars)
         self.order = []
-        self.decision = {"kind": DecisionKind.CARD._value_, "seats": live}
+        self.decision = Decision(DecisionKind.CARD, seats=tuple(live))
 
-    def _d_card(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_card(self, d: Decision, acts: dict[int, Action]) -> None:
         g = self.game
         for seat in sorted(acts):
             a = acts[seat]
@@ -189,15 +190,15 @@ class Turn(Pit):
         self.turn["rocket"] = True
         self._push("curve_accel", car.seat, amount)
 
-    def _d_brake(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        car = self.cars[d["seat"]]
+    def _d_brake(self, d: Decision, acts: dict[int, Action]) -> None:
+        car = self.cars[d.seat]
         before = car.speed
-        car.speed -= acts[d["seat"]].arg
+        car.speed -= acts[d.seat].arg
         if self.events is not None:
             self._event(E.SPEED, car.seat, before=before, after=car.speed, why="brake")
 
-    def _d_accelerate(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_accelerate(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         a = acts[seat]
         if a.kind is ActionKind.TURBO:
             self._push("turbo", seat)
@@ -208,15 +209,15 @@ class Turn(Pit):
             self._event(E.SPEED, seat, before=before, after=before + a.arg, why="accelerate")
         self._push("curve_accel", seat, a.arg)
 
-    def _d_charge(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_charge(self, d: Decision, acts: dict[int, Action]) -> None:
         self._d_accelerate(d, acts)
 
-    def _d_drop_kind(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_drop_kind(self, d: Decision, acts: dict[int, Action]) -> None:
         assert self.turn is not None
-        self.turn["drop_kind"] = acts[d["seat"]].arg
+        self.turn["drop_kind"] = acts[d.seat].arg
 
-    def _d_turn_around(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_turn_around(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         car = self.cars[seat]
         tr, ta = self.game.track, self.game.rules.turn_around
         assert self.turn is not None
@@ -286,8 +287,8 @@ class Turn(Pit):
             t["rocket"] = False
             self._push("chip", car.seat, car.square)
 
-    def _d_step(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_step(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         a = acts[seat]
         car = self.cars[seat]
         t = self.turn
@@ -323,11 +324,11 @@ class Turn(Pit):
                 self._push(
                     "hazards", seat, self._cards_over(car.speed, cast(int, tr.rating[new])), TRACK
                 )
-            elif tr.lane[new] < tr.lane[old] and car.speed > tr.rating[new]:
+            elif tr.lane[new] < tr.lane[old] and car.speed > cast(int, tr.rating[new]):
                 self._push("hazards", seat, self.game.rules.curve_inward_cards, TRACK)
 
-    def _d_ram(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        self._ram(self.cars[d["seat"]], acts[d["seat"]].arg)
+    def _d_ram(self, d: Decision, acts: dict[int, Action]) -> None:
+        self._ram(self.cars[d.seat], acts[d.seat].arg)
 
     def _ram(self, car: Car, direction: int) -> None:
         """Resolve a ram (card, Battering Ram or involuntary) at ``direction``."""

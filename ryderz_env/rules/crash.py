@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 from ryderz_env.rules.launch import Launch
 from ryderz_env.rules.records import (
     ChanceKind,
+    Decision,
     DecisionKind,
     Prizm,
 )
@@ -183,10 +184,10 @@ class Crash(Launch):
         return True
 
     def _t_respawn(self, seat: int) -> None:
-        self.decision = {"kind": DecisionKind.RESPAWN._value_, "seat": seat}
+        self.decision = Decision(DecisionKind.RESPAWN, seat)
 
-    def _d_respawn(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_respawn(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         a = acts[seat]
         p = self.players[seat]
         p.gear, p.stalled = a.arg, False

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 from ryderz_env.rules.legal import Legal
 from ryderz_env.rules.records import (
     ChanceKind,
+    Decision,
     DecisionKind,
 )
 
@@ -25,13 +26,11 @@ class Launch(Legal):
 
     # ------------------------------------------------------------------ Start Your Engines
     def _t_engines(self, attempt: int) -> None:
-        self.decision = {
-            "kind": DecisionKind.ENGINES._value_,
-            "seats": list(range(len(self.players))),
-            "attempt": attempt,
-        }
+        self.decision = Decision(
+            DecisionKind.ENGINES, seats=tuple(range(len(self.players))), attempt=attempt
+        )
 
-    def _d_engines(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
+    def _d_engines(self, d: Decision, acts: dict[int, Action]) -> None:
         gears = {s: a.arg for s, a in acts.items()}
         counts = {g: list(gears.values()).count(g) for g in gears.values()}
         stalled = {s for s, g in gears.items() if counts[g] > 1}
@@ -42,10 +41,10 @@ class Launch(Legal):
                     E.ENGINES, s, gear=gears[s], stalled=" (stalled)" if s in stalled else ""
                 )
         if len(stalled) == len(self.players):
-            if d["attempt"] < self.game.rules.max_redos:
+            if d.attempt < self.game.rules.max_redos:
                 if self.events is not None:
                     self._event(E.REDO, None)
-                self._push(("engines", d["attempt"] + 1))
+                self._push(("engines", d.attempt + 1))
             else:  # no more redos: the gears are dealt
                 self.chance = {"kind": ChanceKind.DEAL_GEARS._value_, "spots": spots}
             return

@@ -11,6 +11,7 @@ from ryderz_env.rules.config import Character
 if TYPE_CHECKING:
     pass
 from ryderz_env.rules.records import (
+    Decision,
     DecisionKind,
 )
 from ryderz_env.rules.scoring import Scoring
@@ -23,10 +24,10 @@ class Legal(Scoring):
     def _legal_key(self, seat: int) -> Any:
         """The key of ``Game.action_lists`` that holds ``seat``'s legal actions now (launch
         and move decisions), or None."""
-        kind = cast("dict[str, Any]", self.decision)["kind"]
-        if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
+        kind = cast(Decision, self.decision).kind
+        if kind is DecisionKind.ENGINES or kind is DecisionKind.RESPAWN:
             return "launch"
-        if kind == DecisionKind.MOVE._value_:
+        if kind is DecisionKind.MOVE:
             return (
                 "move",
                 self.players[seat].gear,
@@ -36,8 +37,8 @@ class Legal(Scoring):
 
     def _why_illegal(self, seat: int, a: Action) -> str | None:
         """:meth:`illegal_reason` for a deciding seat and an action already converted."""
-        kind = cast("dict[str, Any]", self.decision)["kind"]
-        if kind in (DecisionKind.ENGINES._value_, DecisionKind.RESPAWN._value_):
+        kind = cast(Decision, self.decision).kind
+        if kind is DecisionKind.ENGINES or kind is DecisionKind.RESPAWN:
             top = self.game.top_gear
             if a.kind is not ActionKind.LAUNCH or not 1 <= a.arg <= top:
                 return f"{a} is not a launch; a launch is a gear 1-{top} and a position x"
@@ -74,7 +75,7 @@ class Legal(Scoring):
                     else self._move_actions(key[1], key[2])
                 )
             return list(cached)
-        kind = DecisionKind(cast("dict[str, Any]", self.decision)["kind"])
+        kind = cast(Decision, self.decision).kind
         if kind is DecisionKind.POWER:
             acts = [Action(ActionKind.DECLINE)]
             char = g.rules.characters[seat]

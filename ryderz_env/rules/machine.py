@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
 from ryderz_env.rules.records import (
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
     Player,
@@ -41,6 +42,7 @@ class Machine(MachineQueries):
     marker: int
     order: list[int]
     turn_id: int
+    decision: Decision | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _index: tuple[list[Element], np.ndarray] | None

@@ -4,13 +4,14 @@ ending, a Prizm, a player and its Lazer, and the constants of the scoring geomet
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ryderz_env.rules.config import PieceKind
 from ryderz_env.rules.geometry import (
     Element,
     Pose,
 )
+from tabletop.gamebase import record_to_dict
 
 if TYPE_CHECKING:
     pass
@@ -32,6 +33,21 @@ class DecisionKind(enum.Enum):
     BONUS = "bonus"  # large table: a 5th-gear straight before the first piece, or not
     MOVE = "move"  # shift and move
     SHARK = "shark"  # Lazer Shark: the extra longest straight, or not
+
+
+class Decision(NamedTuple):
+    """The pending decision: its kind and who decides (``seat``, or ``seats`` at Start Your
+    Engines, with its ``attempt``). Immutable: a state replaces it whole, so copies share
+    it."""
+
+    kind: DecisionKind
+    seat: int = -1  # the sequential decider (-1: none, a simultaneous node)
+    seats: tuple[int, ...] = ()  # the simultaneous deciders, in increasing order
+    attempt: int = -1  # engines: how many redos came before (0 the first time)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: ``kind``, ``seat`` or ``seats``, and ``attempt`` when set."""
+        return record_to_dict(self, Decision._fields, Decision._field_defaults)
 
 
 class ChanceKind(enum.Enum):

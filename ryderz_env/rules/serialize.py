@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
-from ryderz_env.rules.records import ChanceKind, DecisionKind, Outcome, Player, Prizm
+from ryderz_env.rules.records import ChanceKind, Decision, DecisionKind, Outcome, Player, Prizm
 from ryderz_env.rules.state import _DECIDE, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import (
@@ -115,7 +115,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         ],
         "prizms": [[q.x, q.y, q.owner] for q in s.prizms],
         "tasks": [list(t) for t in s.tasks],
-        "decision": _copy_json(s.decision),
+        "decision": None if s.decision is None else s.decision.to_dict(),
         "chance": _copy_json(s.chance),
         "turn": _copy_json(s.turn),
         "status": s.status.value,
@@ -318,7 +318,7 @@ def _task(v: Any, i: int, n: int) -> tuple[Any, ...]:
     )
 
 
-def _decision(v: Any, n: int) -> dict[str, Any] | None:
+def _decision(v: Any, n: int) -> Decision | None:
     if v is None:
         return None
     kind = key(v, "kind", "decision")
@@ -335,7 +335,9 @@ def _decision(v: Any, n: int) -> dict[str, Any] | None:
         allowed = {"kind", "seat"}
     if set(v) - allowed:
         raise bad("decision", f"unknown keys {sorted(set(v) - allowed)}")
-    return cast("dict[str, Any]", _copy_json(v))
+    if "seats" in v:
+        return Decision(DecisionKind(kind), seats=tuple(v["seats"]), attempt=v["attempt"])
+    return Decision(DecisionKind(kind), v["seat"])
 
 
 #: chance kind -> its keys besides "kind"
@@ -419,14 +421,14 @@ def _check_heads(s: State) -> None:
     d, c = s.decision, s.chance
     if (
         s.status is not Outcome.IN_PROGRESS
-        or (d is not None and d["kind"] == DecisionKind.ENGINES.value)
+        or (d is not None and d.kind is DecisionKind.ENGINES)
         or (c is not None and c["kind"] == ChanceKind.DEAL_GEARS.value)
         or any(t[0] == "engines" for t in s.tasks)
     ):
         return
     placing = {t[1] for t in s.tasks if t[0] in ("launch", "respawn")}
-    if d is not None and d["kind"] == DecisionKind.RESPAWN.value:
-        placing.add(d["seat"])
+    if d is not None and d.kind is DecisionKind.RESPAWN:
+        placing.add(d.seat)
     if c is not None and c["kind"] == ChanceKind.LAUNCH_NOISE.value:
         placing.add(c["seat"])
     for seat, p in enumerate(s.players):
@@ -457,18 +459,18 @@ def _check_turn_consistency(s: State) -> None:
                 f"players[{c['seat']}].head",
                 "the seat rolling the curve die needs a head pose to place the piece from",
             )
-    if d is None or "seat" not in d or d["kind"] == DecisionKind.RESPAWN.value:
+    if d is None or d.seat < 0 or d.kind is DecisionKind.RESPAWN:
         return
-    if t is None or d["seat"] != t["seat"]:
+    if t is None or d.seat != t["seat"]:
         raise bad("decision.seat", "a turn decision belongs to the seat whose turn it is")
     if (
-        d["kind"] in (DecisionKind.MOVE.value, DecisionKind.BONUS.value, DecisionKind.SHARK.value)
-        and s.players[d["seat"]].head is None
+        d.kind in (DecisionKind.MOVE, DecisionKind.BONUS, DecisionKind.SHARK)
+        and s.players[d.seat].head is None
     ):
-        raise bad(f"players[{d['seat']}].head", "the mover needs a head pose to move from")
-    seat = d["seat"]
+        raise bad(f"players[{d.seat}].head", "the mover needs a head pose to move from")
+    seat = d.seat
     rules, p = s.game.rules, s.players[seat]
-    if d["kind"] == DecisionKind.POWER.value and not (
+    if d.kind is DecisionKind.POWER and not (
         rules.powers
         and p.power_ready
         and rules.characters[seat] in (Character.SUPER_SHERIFF, Character.PHANTOM_COSMONAUT)
@@ -478,7 +480,7 @@ def _check_turn_consistency(s: State) -> None:
             f"a power decision needs seat {seat}'s start-of-turn power (Super Sheriff or "
             "Phantom Cosmonaut) ready in a game with powers",
         )
-    if d["kind"] == DecisionKind.BONUS.value and not (len(p.lazer) == 1 and p.lazer[0].is_launch):
+    if d.kind is DecisionKind.BONUS and not (len(p.lazer) == 1 and p.lazer[0].is_launch):
         raise bad(
             "decision",
             f"the large-table bonus is offered only while seat {seat}'s Lazer is its Launch Point",

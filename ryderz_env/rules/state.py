@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
 from ryderz_env.rules.records import (
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
     Player,
@@ -62,7 +63,7 @@ class State(Turn):
         if r.odd_table.toss_start_prizms:  # each player tosses a starting Prizm (chance)
             self.prizms = []
             self.tasks += [("toss",)] * n
-        self.decision: dict[str, Any] | None = None
+        self.decision: Decision | None = None
         self.chance: dict[str, Any] | None = None
         self.turn: dict[str, Any] | None = None
         self.status = Outcome.IN_PROGRESS
@@ -93,7 +94,7 @@ class State(Turn):
         c.tasks = list(self.tasks)
         # decision and chance are replaced whole, never changed in place; only the turn
         # record's scored list grows
-        c.decision = None if self.decision is None else dict(self.decision)
+        c.decision = self.decision  # immutable: shared
         c.chance = None if self.chance is None else dict(self.chance)
         c.turn = None if self.turn is None else {**self.turn, "scored": list(self.turn["scored"])}
         c.status, c.winner = self.status, self.winner
@@ -257,9 +258,9 @@ class State(Turn):
             if why is not None:
                 raise IllegalActionError(why)
             acts[s] = act
-        d, self.decision = cast("dict[str, Any]", self.decision), None
+        d, self.decision = cast(Decision, self.decision), None
         self._legal = {}
-        _DECIDE_BY_VALUE[d["kind"]](self, d, acts)
+        _DECIDE[d.kind](self, d, acts)
         self._run()
 
     # ------------------------------------------------------------------ views
@@ -345,7 +346,7 @@ _TASKS: dict[str, Callable[..., None]] = {
     "toss": State._t_toss,
     "turn_end": State._t_turn_end,
 }
-_DECIDE: dict[DecisionKind, Callable[[State, dict[str, Any], dict[int, Action]], None]] = {
+_DECIDE: dict[DecisionKind, Callable[[State, Decision, dict[int, Action]], None]] = {
     DecisionKind.ENGINES: State._d_engines,
     DecisionKind.RESPAWN: State._d_respawn,
     DecisionKind.POWER: State._d_power,
@@ -360,7 +361,6 @@ _CHANCE: dict[ChanceKind, Callable[[State, dict[str, Any], Any], None]] = {
     ChanceKind.TOSS: State._c_toss,
 }
 #: the handlers and enum members by the values kept in ``decision`` and ``chance`` dicts
-_DECIDE_BY_VALUE = {k._value_: f for k, f in _DECIDE.items()}
 _CHANCE_KINDS = {k._value_: k for k in ChanceKind}
 State.task_handlers = _TASKS
 

@@ -43,7 +43,9 @@ def describe(s: State) -> str:
             f"game over: {s.status.value}" + ("" if s.winner is None else f", seat {s.winner} wins")
         )
     elif s.decision is not None:
-        lines.append(f"waiting for {s.decision['kind']} from seat(s) {list(s.current_players())}")
+        lines.append(
+            f"waiting for {s.decision.kind.value} from seat(s) {list(s.current_players())}"
+        )
     else:
         lines.append(f"waiting for chance: {cast('dict[str, Any]', s.chance)['kind']}")
     return "\n".join(lines)

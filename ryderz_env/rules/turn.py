@@ -23,6 +23,7 @@ from ryderz_env.rules.records import (
     SOFT,
     STRAIGHT,
     ChanceKind,
+    Decision,
     DecisionKind,
     Outcome,
 )
@@ -72,10 +73,10 @@ class Turn(Crash):
         if self._power_ready(seat, Character.SUPER_SHERIFF) or self._power_ready(
             seat, Character.PHANTOM_COSMONAUT
         ):
-            self.decision = {"kind": DecisionKind.POWER._value_, "seat": seat}
+            self.decision = Decision(DecisionKind.POWER, seat)
 
-    def _d_power(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_power(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         a = acts[seat]
         if a.kind is ActionKind.DECLINE:
             return
@@ -100,18 +101,18 @@ class Turn(Crash):
             return
         far = g.rules.odd_table.large_far_sides
         if (g.large_table and not far) or (far and g.table.on_far_side(lp.t)):
-            self.decision = {"kind": DecisionKind.BONUS._value_, "seat": seat}
+            self.decision = Decision(DecisionKind.BONUS, seat)
 
-    def _d_bonus(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_bonus(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         if acts[seat].kind is ActionKind.BONUS:
             self._place(seat, STRAIGHT, self.game.top_gear, 0)
 
     def _t_move(self, seat: int) -> None:
-        self.decision = {"kind": DecisionKind.MOVE._value_, "seat": seat}
+        self.decision = Decision(DecisionKind.MOVE, seat)
 
-    def _d_move(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_move(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         a = acts[seat]
         p = self.players[seat]
         p.gear += a.shift
@@ -151,10 +152,10 @@ class Turn(Crash):
 
     def _t_shark(self, seat: int) -> None:
         if self.status is Outcome.IN_PROGRESS and self._power_ready(seat, Character.LAZER_SHARK):
-            self.decision = {"kind": DecisionKind.SHARK._value_, "seat": seat}
+            self.decision = Decision(DecisionKind.SHARK, seat)
 
-    def _d_shark(self, d: dict[str, Any], acts: dict[int, Action]) -> None:
-        seat = d["seat"]
+    def _d_shark(self, d: Decision, acts: dict[int, Action]) -> None:
+        seat = d.seat
         if acts[seat].kind is not ActionKind.SHARK:
             return
         p = self.players[seat]

@@ -50,7 +50,7 @@ def accelerate_node() -> State:
     put(b, 2, square_at(g, 2, 2), speed=20)
     s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE, 2: Card.ACCELERATE})
-    assert s.current_players() == (0,) and s.decision["kind"] == "accelerate"  # type: ignore
+    assert s.current_players() == (0,) and s.decision.kind.value == "accelerate"  # type: ignore
     return s
 
 
@@ -301,7 +301,7 @@ def base_dict() -> str:
     while not (
         s.round >= 3
         and s.decision is not None
-        and s.decision["kind"] == "step"
+        and s.decision.kind.value == "step"
         and s.track_chips
         and not s.turn["rocket"]  # type: ignore[index]
         and sum(s.hazard_discard) > 0

@@ -243,7 +243,7 @@ def _to_simultaneous(env: AECEnv, rng: np.random.Generator, kind: str, skip: int
         st = sess.state
         if (
             st.decision is not None
-            and st.decision["kind"] == kind
+            and st.decision.kind.value == kind
             and len(sess.deciders()) == len(st.current_players()) > 1
         ):
             if seen == skip:

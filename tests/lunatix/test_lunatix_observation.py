@@ -87,7 +87,8 @@ def test_a_decision_that_exists_only_because_of_a_held_gadget_shows_as_private()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), A(K.STEP, 2))
     force(s, [2])
-    assert s.decision == {"kind": DecisionKind.PROTECT.value, "seat": 0, "hits": 2}
+    assert s.decision is not None
+    assert s.decision.to_dict() == {"kind": DecisionKind.PROTECT.value, "seat": 0, "hits": 2}
     assert s.observation(1)["decision"] == {"kind": "private", "seat": 0}
     assert s.observation(0)["decision"]["hits"] == 2
     assert gi in s.observation(0)["cars"][0]["gadgets"]

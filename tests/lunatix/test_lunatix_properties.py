@@ -82,13 +82,13 @@ def test_round_trip_while_shrinks_card_is_offered_against_a_drawn_lunacy() -> No
     lay_chip(b, oil, 1)  # an oil chip straight ahead, taken from the supply
     s = b.build()
     choose(s, {0: Card.ACCELERATE, 1: Card.ACCELERATE})  # the faster car 0 acts first
-    assert s.decision == {"kind": "accelerate", "seat": 0}
+    assert s.decision is not None and s.decision.to_dict() == {"kind": "accelerate", "seat": 0}
     s.apply_action(A(K.ACCELERATE, 0))
     s.apply_action(A(K.STEP, 2))  # front, onto the oil: one hazard card
     assert s.chance is not None and s.chance["kind"] == "hazard"
     force(s, [hazard_index(g, "Chicken")])
     s.apply_action(A(K.LUCK, 0))  # keep the card
-    assert s.decision is not None and s.decision["kind"] == "gadget"
+    assert s.decision is not None and s.decision.kind.value == "gadget"
     assert s.legal_actions(0) == [A(K.DECLINE), A(K.USE_GADGET, gi)]
     d = s.to_dict()
     back = g.state_from_dict(json.loads(json.dumps(d)))

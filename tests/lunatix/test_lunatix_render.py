@@ -140,7 +140,7 @@ def test_ansi_names_a_single_decider_and_says_nothing_extra_at_chance():
     assert s.decision is not None and len(s.current_players()) == 1
     seat = s.current_players()[0]
     line = render_ansi(s).splitlines()[-1]
-    assert line == f"decision: {s.decision['kind']} by player_{seat}"
+    assert line == f"decision: {s.decision.kind.value} by player_{seat}"
     chance = g.new_initial_state(0)
     assert chance.is_chance_node()
     assert render_ansi(chance) == str(chance)

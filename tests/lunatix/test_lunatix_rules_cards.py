@@ -1107,7 +1107,7 @@ def test_gadget_draw_is_uniform_over_the_unordered_top():
     assert s.cars[0].gadgets == [3]
     assert s.gadget_bottom == [[7, 0]]
     assert sorted(s.gadget_top) == [0, 1, 2, 4, 5, 6, 8, 9]
-    assert s.decision_kind() is DecisionKind.SHOP and s.decision["points"] == 10
+    assert s.decision_kind() is DecisionKind.SHOP and s.decision.points == 10
     assert_conserved(s)
 
 

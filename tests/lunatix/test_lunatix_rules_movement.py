@@ -61,14 +61,14 @@ def start_move(s: State, seat: int = 0, card: Card = ACC, accel: int = 0) -> Non
     """Reveal cards (``seat`` plays ``card``, the others Accelerate) and start its turn."""
     choose(s, {seat: card})
     if card is ACC:
-        assert s.decision["kind"] == "accelerate" and s.decision["seat"] == seat
+        assert s.decision.kind.value == "accelerate" and s.decision.seat == seat
         act(s, A(K.ACCELERATE, accel))
 
 
 def step_decider(s: State) -> int | None:
     """The seat asked for a STEP now, or None."""
-    if s.decision is not None and s.decision["kind"] == "step":
-        return s.decision["seat"]
+    if s.decision is not None and s.decision.kind.value == "step":
+        return s.decision.seat
     return None
 
 
@@ -83,7 +83,7 @@ def drive_front(s: State, seat: int) -> int:
 
 def finish_round_at_zero(s: State) -> None:
     """Answer the remaining Accelerate decisions of the round with +0."""
-    while s.decision is not None and s.decision["kind"] == "accelerate":
+    while s.decision is not None and s.decision.kind.value == "accelerate":
         act(s, A(K.ACCELERATE, 0))
 
 
@@ -113,7 +113,7 @@ def test_car_moves_speed_over_10_squares_with_one_step_decision_per_square():
     assert path == [back_straight(g, 1, k) for k in range(1, 5)]
     assert s.cars[0].speed == 40
     # the move is over: the next decision is the other car's
-    assert s.decision["kind"] == "accelerate" and s.decision["seat"] == 1
+    assert s.decision.kind.value == "accelerate" and s.decision.seat == 1
 
 
 def test_legal_steps_are_the_existing_free_front_left_front_front_right_squares():
@@ -198,10 +198,10 @@ def test_speed_zero_means_no_step():
     s = b.build()
     choose(s, {})
     for _ in range(2):
-        assert s.decision["kind"] == "accelerate"
+        assert s.decision.kind.value == "accelerate"
         act(s, A(K.ACCELERATE, 0))
         assert step_decider(s) is None
-    assert s.decision["kind"] == "card" and s.round == 2
+    assert s.decision.kind.value == "card" and s.round == 2
     assert s.cars[0].square == start
 
 
@@ -444,7 +444,7 @@ def test_drop_kind_decision_offers_only_the_kinds_held():
     g, b = drop_setup(40, chips=(2, 0, 1))
     s = b.build()
     start_move(s, card=Card.DROP)
-    assert s.decision["kind"] == "drop_kind" and s.decision["seat"] == 0
+    assert s.decision.kind.value == "drop_kind" and s.decision.seat == 0
     assert s.legal_actions(0) == [A(K.DROP_KIND, TACKS), A(K.DROP_KIND, GLUE)]
 
 
@@ -557,7 +557,7 @@ def test_drop_move_cut_short_before_any_drop_is_a_normal_move():
     assert s.cars[0].speed == 10
     assert s.cars[0].square == glue_sq
     assert step_decider(s) is None
-    assert s.decision["kind"] == "accelerate" and s.decision["seat"] == 1
+    assert s.decision.kind.value == "accelerate" and s.decision.seat == 1
     assert s.cars[0].chips == [2, 2, 2]
     assert s.track_chips == {}
 
@@ -579,7 +579,7 @@ def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
     assert car.square == wreck_sq
     assert step_decider(s) is None
     finish_round_at_zero(s)
-    assert s.decision["kind"] == "card" and s.current_players() == (0,)
+    assert s.decision.kind.value == "card" and s.current_players() == (0,)
     assert not s.is_terminal()
     # the wreck blocks the square ahead of the live car
     s = edited(s, lambda d: d["cars"][0].update(speed=20))
@@ -589,7 +589,7 @@ def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
     assert step_decider(s) == 0
     assert step(FRONT) not in s.legal_actions(0)
     act(s, step(FRONT_RIGHT))
-    assert s.decision["kind"] == "card" and s.current_players() == (0,)
+    assert s.decision.kind.value == "card" and s.current_players() == (0,)
     assert s.cars[1].square == wreck_sq and s.cars[1].out
 
 
@@ -678,7 +678,7 @@ def test_game_ends_at_once_with_zero_returns_when_every_car_is_out():
     lay_chip(b, back_straight(g, 2, 1), TACKS)
     s = b.build()
     choose(s, {})
-    assert s.decision["seat"] == 0  # inside lane first on a tie
+    assert s.decision.seat == 0  # inside lane first on a tie
     act(s, A(K.ACCELERATE, 0), step(FRONT))
     force(s, [1])
     assert s.cars[0].out and not s.is_terminal()

@@ -502,10 +502,10 @@ def enter_and_shop(g: Game, b: PositionBuilder, max_speed: int = 140) -> State:
 def test_pit_shop_fifteen_points_one_purchase_per_decision() -> None:
     g, b = setup()
     s = enter_and_shop(g, b, max_speed=100)
-    assert s.decision["points"] == 15
+    assert s.decision.points == 15
     act(s, A(K.SHOP, ShopItem.REPAIR))
     assert decision(s) == (DecisionKind.SHOP, (0,))
-    assert s.decision["points"] == 14
+    assert s.decision.points == 14
     assert s.cars[0].max_speed == 110
 
 
@@ -517,7 +517,7 @@ def test_pit_shop_spends_at_most_15_points() -> None:
     for _ in range(11):
         act(s, A(K.SHOP, ShopItem.REPAIR))
     assert s.cars[0].max_speed == 140
-    assert s.decision["points"] == 4
+    assert s.decision.points == 4
     legal = s.legal_actions(0)
     assert A(K.SHOP, ShopItem.GADGET) not in legal  # costs 5
     assert A(K.COUNSEL, chicken) not in legal  # costs 5
@@ -533,7 +533,7 @@ def test_pit_repair_adds_10_max_speed_for_1_point_never_above_140() -> None:
     s = enter_and_shop(g, b, max_speed=120)
     act(s, A(K.SHOP, ShopItem.REPAIR), A(K.SHOP, ShopItem.REPAIR))
     assert s.cars[0].max_speed == 140
-    assert s.decision["points"] == 13
+    assert s.decision.points == 13
     assert A(K.SHOP, ShopItem.REPAIR) not in s.legal_actions(0)
 
 
@@ -552,7 +552,7 @@ def test_pit_gadget_costs_5_draw_two_keep_one_other_to_bottom_queue() -> None:
     assert s.cars[0].gadgets == [tires]
     assert s.gadget_bottom == [[armor, 0]]
     assert decision(s) == (DecisionKind.SHOP, (0,))
-    assert s.decision["points"] == 10
+    assert s.decision.points == 10
 
 
 def test_pit_gadget_with_one_card_left_takes_it() -> None:
@@ -566,7 +566,7 @@ def test_pit_gadget_with_one_card_left_takes_it() -> None:
     assert s.cars[0].gadgets == [last]
     assert s.gadget_top == [] and s.gadget_bottom == []
     assert decision(s) == (DecisionKind.SHOP, (0,))
-    assert s.decision["points"] == 10
+    assert s.decision.points == 10
 
 
 def test_pit_gadget_not_for_sale_when_none_left() -> None:
@@ -594,7 +594,7 @@ def test_pit_chip_costs_1_never_above_8_held_only_while_supply_has_one() -> None
     act(s, A(K.SHOP, ShopItem.GLUE))
     assert s.cars[0].chips == [3, 3, 2]
     assert s.supply[2] == glue_supply - 1
-    assert s.decision["points"] == 14
+    assert s.decision.points == 14
     legal = s.legal_actions(0)
     assert not {A(K.SHOP, ShopItem.TACKS), A(K.SHOP, ShopItem.OIL), A(K.SHOP, ShopItem.GLUE)} & set(
         legal
@@ -610,7 +610,7 @@ def test_pit_counseling_costs_5_and_cures_a_kept_lunacy() -> None:
     act(s, A(K.COUNSEL, chicken))
     assert s.cars[0].lunacies == []
     assert s.hazard_discard[chicken] == 1
-    assert s.decision["points"] == 10
+    assert s.decision.points == 10
 
 
 def test_pit_done_ends_shopping_unused_points_lost_speed_zero() -> None:

@@ -101,7 +101,7 @@ def check_conservation(s: State, where: str) -> None:
         held.update(b)
     for c in s.cars:
         held.update(c.lunacies)
-    d = s.decision
+    d = None if s.decision is None else s.decision.to_dict()
     if d is not None and d["kind"] == "gadget" and "card" in d:
         if g.decks.hazard[d["card"]].effect is HazardEffect.LUNACY:
             held[d["card"]] += 1
@@ -178,7 +178,7 @@ def step(s: State, rng: np.random.Generator, kinds: set[str], check: bool, where
         assert s.current_players() == (), f"{where}: deciders at a chance node"
         s.apply_chance(s.sample_chance(rng))
         return
-    kind = s.decision["kind"]  # type: ignore[index]
+    kind = s.decision.kind.value  # type: ignore[index]
     kinds.add(kind)
     players = s.current_players()
     assert players, f"{where}: a {kind} decision with no decider"

@@ -127,7 +127,7 @@ def test_redo_when_every_gear_stalled() -> None:
     ]
     assert str(events[-1]) == "every gear stalled: Start Your Engines again"
     assert events[-1].to_json() == {"kind": "redo", "seat": None}
-    assert s.decision_kind() is DecisionKind.ENGINES and s.decision["attempt"] == 1
+    assert s.decision_kind() is DecisionKind.ENGINES and s.decision.attempt == 1
     assert all(p.lazer == [] for p in s.players)  # nothing placed
 
 

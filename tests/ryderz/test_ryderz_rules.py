@@ -122,7 +122,7 @@ def test_engines_all_stall_redo_then_deal_gears_after_max_redos():
         s.apply_actions({0: A.launch(2, 0.0), 1: A.launch(2, 0.0)})
         assert s.decision_kind() is DecisionKind.ENGINES
         assert s.current_players() == (0, 1)
-        assert s.decision["attempt"] == attempt
+        assert s.decision.attempt == attempt
         assert all(p.lazer == [] and p.head is None for p in s.players)  # nothing placed
     s.apply_actions({0: A.launch(4, 0.5), 1: A.launch(4, -0.5)})  # all stall a 4th time
     assert s.chance_kind() is ChanceKind.DEAL_GEARS
@@ -146,7 +146,7 @@ def test_engines_redo_only_when_all_stall():
     g = game(num_players=3)
     s = g.new_initial_state(0)
     s.apply_actions({0: A.launch(2, 0.0), 1: A.launch(2, 0.0), 2: A.launch(2, 0.0)})
-    assert s.decision_kind() is DecisionKind.ENGINES and s.decision["attempt"] == 1
+    assert s.decision_kind() is DecisionKind.ENGINES and s.decision.attempt == 1
     s.apply_actions({0: A.launch(2, 0.0), 1: A.launch(2, 0.0), 2: A.launch(5, 0.0)})
     assert s.decision_kind() is DecisionKind.MOVE
     assert [p.gear for p in s.players] == [1, 1, 5]
@@ -158,7 +158,7 @@ def test_engines_two_pairs_all_stall():
     s.apply_actions(
         {0: A.launch(2, 0.0), 1: A.launch(3, 0.0), 2: A.launch(2, 0.0), 3: A.launch(3, 0.0)}
     )
-    assert s.decision_kind() is DecisionKind.ENGINES and s.decision["attempt"] == 1
+    assert s.decision_kind() is DecisionKind.ENGINES and s.decision.attempt == 1
 
 
 def test_tie_breaker_marker_goes_left_of_the_non_stalled_player_in_the_highest_gear():

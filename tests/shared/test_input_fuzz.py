@@ -1181,8 +1181,8 @@ def test_ryderz_seat_off_the_table_without_a_pending_placement_is_refused() -> N
         s, rng = g.new_initial_state(seed), np.random.default_rng(seed)
         while not s.is_terminal():
             random_step(s, rng)
-            if s.decision is not None and s.decision["kind"] == "respawn":
-                assert s.players[s.decision["seat"]].head is None
+            if s.decision is not None and s.decision.kind.value == "respawn":
+                assert s.players[s.decision.seat].head is None
                 assert g.state_from_dict(s.to_dict()).to_dict() == s.to_dict()
                 return
     raise AssertionError("no respawn in 30 seeded games")

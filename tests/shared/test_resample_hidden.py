@@ -30,7 +30,7 @@ def lunatix_states(n: int, seed: int, steps: int = 300, every: int = 3) -> list[
     g = LunatixGame(num_players=n)
     rng = np.random.default_rng(seed)
     s = g.new_initial_state(seed)
-    while s.decision is None or s.decision["kind"] != "card":
+    while s.decision is None or s.decision.kind.value != "card":
         random_step(s, rng)
 
     def deal(d: dict[str, Any]) -> None:
@@ -177,7 +177,7 @@ def test_lunatix_private_decision_keeps_the_gadget_it_needs() -> None:
     for n in PLAYERS:
         for seed in range(4):
             for s in lunatix_states(n, seed, every=1):
-                d = s.decision
+                d = None if s.decision is None else s.decision.to_dict()
                 if d is None or "seat" not in d:
                     continue
                 who = d["seat"]

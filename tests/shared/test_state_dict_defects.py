@@ -38,14 +38,14 @@ def refused(s: Any, change: Callable[[dict], None], match: str) -> None:
 
 
 def at_decision(kind: str) -> Callable[[Any], bool]:
-    return lambda s: s.decision is not None and s.decision["kind"] == kind
+    return lambda s: s.decision is not None and s.decision.kind.value == kind
 
 
 # ------------------------------------------------------------------ Lunatix Loop
 def test_lunatix_decision_whose_contents_do_not_match_its_kind() -> None:
     # was: {"kind": "luck", "seat": 1} accepted, then KeyError 'deck' on the next action
     s = reach("lunatix", 2, at_decision("brake"))
-    seat = s.decision["seat"]
+    seat = s.decision.seat
     refused(
         s,
         lambda d: d.__setitem__("decision", {"kind": "luck", "seat": seat}),
@@ -76,7 +76,7 @@ def test_lunatix_dice_count_beyond_any_roll() -> None:
 def test_lunatix_decider_without_a_legal_action() -> None:
     # a keep_gadget decision with no gadget on offer: nothing the seat could play
     s = reach("lunatix", 2, at_decision("step"))
-    seat = s.decision["seat"]
+    seat = s.decision.seat
     refused(
         s,
         lambda d: d.__setitem__("decision", {"kind": "keep_gadget", "seat": seat}),
@@ -214,7 +214,7 @@ def test_many_small_lists_stop_at_the_container_limit(name: str) -> None:
 def test_lunatix_decision_of_another_phase(change: Any, match: str) -> None:
     # a pit_exit decision for a car on the track was accepted (it even has legal actions)
     s = reach("lunatix", 2, at_decision("step"))
-    seat = s.decision["seat"]
+    seat = s.decision.seat
     refused(s, lambda d: change(d, seat), match)
 
 
@@ -247,14 +247,14 @@ def test_ryderz_power_and_bonus_decisions_need_their_conditions() -> None:
     g = registry.get("ryderz").game(num_players=4, powers=True)
     s = g.new_initial_state(0)
     rng = np.random.default_rng(0)
-    while not (s.decision is not None and s.decision["kind"] == "power"):
+    while not (s.decision is not None and s.decision.kind.value == "power"):
         random_step(s, rng)
-    seat = s.decision["seat"]
+    seat = s.decision.seat
     refused(s, lambda d: d["players"][seat].__setitem__("power_ready", False), "power decision")
     moving = reach(
         "ryderz",
         2,
-        lambda s: at_decision("move")(s) and len(s.players[s.decision["seat"]].lazer) >= 2,
+        lambda s: at_decision("move")(s) and len(s.players[s.decision.seat].lazer) >= 2,
     )
     refused(moving, lambda d: d["decision"].__setitem__("kind", "bonus"), "large-table bonus")
 
