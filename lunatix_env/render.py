@@ -631,7 +631,7 @@ class BoardPainter:
                 word = f"WIN P{state.winner}"
             draw_text(img, x0, 24, word, HIGHLIGHT)
         elif state.chance is not None:
-            draw_text(img, x0, 24, state.chance["kind"].replace("_", " "), DIM_TEXT)
+            draw_text(img, x0, 24, state.chance.kind.value.replace("_", " "), DIM_TEXT)
         elif state.decision is not None:
             draw_text(img, x0, 24, state.decision.kind.value.replace("_", " "), HIGHLIGHT)
         deciding = set(state.current_players())

@@ -151,7 +151,7 @@ class TablePainter:
                 word = f"WIN P{state.winner}"
             draw_text(img, x0, y, word, HIGHLIGHT, sc)
         elif state.chance is not None:
-            draw_text(img, x0, y, state.chance["kind"].replace("_", " "), DIM_TEXT, sc)
+            draw_text(img, x0, y, state.chance.kind.value.replace("_", " "), DIM_TEXT, sc)
         elif state.decision is not None:
             draw_text(img, x0, y, state.decision.kind.value.replace("_", " "), HIGHLIGHT, sc)
         y += line + 4 * sc

@@ -225,16 +225,31 @@ class PendingDecision(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
+class PendingChance(Protocol):
+    """What every game's chance record has (each game's ``Chance`` named tuple): its kind,
+    and the details its kind carries."""
+
+    @property
+    def kind(self) -> enum.Enum: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _json_value(v: Any) -> Any:
+    """A record field's value as JSON (tuples, nested too, become lists)."""
+    return [_json_value(x) for x in v] if type(v) is tuple else v
+
+
 def record_to_dict(
     record: tuple[Any, ...], fields: tuple[str, ...], unset: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """A decision record (a named tuple: ``kind`` first, then fields whose default means
-    "not set") as JSON: ``kind``'s value, then every field that is set, in field order;
-    tuples become lists."""
+    """A decision or chance record (a named tuple: ``kind`` first, then fields whose default
+    means "not set") as JSON: ``kind``'s value, then every field that is set, in field
+    order; tuples become lists."""
     out: dict[str, Any] = {"kind": record[0]._value_}
     for name, v in zip(fields[1:], record[1:], strict=True):
         if v != unset[name]:
-            out[name] = list(v) if type(v) is tuple else v
+            out[name] = _json_value(v)
     return out
 
 
@@ -245,7 +260,7 @@ class MachineQueries:
     #: the pending tasks, last first (tuples: a task's name, then its arguments)
     tasks: list[tuple[Any, ...]]
     decision: PendingDecision | None
-    chance: dict[str, Any] | None
+    chance: PendingChance | None
     #: the turn in progress (None between turns)
     turn: dict[str, Any] | None
     status: enum.Enum
@@ -303,7 +318,7 @@ class MachineQueries:
 
     def chance_kind(self) -> Any:
         """The kind of the pending chance event, or None."""
-        return self.chance_kinds(self.chance["kind"]) if self.chance else None
+        return self.chance.kind if self.chance is not None else None
 
     def is_simultaneous_node(self) -> bool:
         """True at a simultaneous decision."""
@@ -333,7 +348,7 @@ class MachineQueries:
             return f"no decision is pending: the game is over ({self.status.value})"
         return (
             f"no decision is pending: a chance event "
-            f"({cast('dict[str, Any]', self.chance)['kind']}) is pending; "
+            f"({cast(PendingChance, self.chance).kind.value}) is pending; "
             "use apply_chance"
         )
 

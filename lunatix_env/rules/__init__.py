@@ -13,16 +13,17 @@ from lunatix_env.rules.config import (
     load_rules,
 )
 from lunatix_env.rules.game import Game
-from lunatix_env.rules.records import ChanceKind, DecisionKind, Outcome, RamKind
+from lunatix_env.rules.records import Chance, ChanceKind, Decision, DecisionKind, Outcome, RamKind
 from lunatix_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 __all__ = [
-    "NOOP",
     "Action",
     "ActionKind",
     "Card",
+    "Chance",
     "ChanceKind",
+    "Decision",
     "DecisionKind",
     "GadgetEffect",
     "Game",
@@ -30,6 +31,7 @@ __all__ = [
     "IllegalActionError",
     "InvalidStateError",
     "Lunacy",
+    "NOOP",
     "Outcome",
     "PositionBuilder",
     "RamKind",

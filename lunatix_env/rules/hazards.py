@@ -3,7 +3,7 @@ them, skids), damage dice and hits, and the turbo deck."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lunatix_env.rules.actions import (
     CHIP_NAMES,
@@ -21,6 +21,7 @@ from lunatix_env.rules.records import (
     PIT,
     TRACK,
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -65,10 +66,10 @@ class Hazards(Legal):
                 self.hazard_deck[i] += n
                 self.hazard_discard[i] = 0
         if any(self.hazard_deck):
-            self.chance = {"kind": ChanceKind.HAZARD._value_, "seat": seat}
+            self.chance = Chance(ChanceKind.HAZARD, seat)
 
-    def _c_hazard(self, ch: dict[str, Any], card: int) -> None:
-        seat = ch["seat"]
+    def _c_hazard(self, ch: Chance, card: int) -> None:
+        seat = ch.seat
         self.hazard_deck[card] -= 1
         self.batches[-1].append(card)
         if self.events is not None:
@@ -191,13 +192,13 @@ class Hazards(Legal):
 
     def _t_damage(self, seat: int, dice: int) -> None:
         if dice > 0 and not self.cars[seat].out:
-            self.chance = {"kind": ChanceKind.DICE._value_, "seat": seat, "n": dice}
+            self.chance = Chance(ChanceKind.DICE, seat, dice)
 
-    def _c_dice(self, ch: dict[str, Any], hits: int) -> None:
-        seat = ch["seat"]
+    def _c_dice(self, ch: Chance, hits: int) -> None:
+        seat = ch.seat
         car = self.cars[seat]
         if self.events is not None:
-            self._event(E.DICE, seat, dice=ch["n"], hits=hits)
+            self._event(E.DICE, seat, dice=ch.n, hits=hits)
         if hits > 0 and (
             self._holds(car, GadgetEffect.ARMOR) is not None
             or self._holds(car, GadgetEffect.ROLL_CAGE) is not None
@@ -245,10 +246,10 @@ class Hazards(Legal):
             for i, n in enumerate(self.turbo_discard):
                 self.turbo_deck[i] += n
                 self.turbo_discard[i] = 0
-        self.chance = {"kind": ChanceKind.TURBO._value_, "seat": seat}
+        self.chance = Chance(ChanceKind.TURBO, seat)
 
-    def _c_turbo(self, ch: dict[str, Any], card: int) -> None:
-        seat = ch["seat"]
+    def _c_turbo(self, ch: Chance, card: int) -> None:
+        seat = ch.seat
         self.turbo_deck[card] -= 1
         if self.events is not None:
             self._event(E.TURBO, seat, card=self.game.decks.turbo[card].name)

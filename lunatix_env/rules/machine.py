@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from lunatix_env.rules.records import (
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -50,6 +51,7 @@ class Machine(MachineQueries):
     pit_counter: int
     batches: list[list[int]]
     decision: Decision | None
+    chance: Chance | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _chance_cache: list[tuple[int, float]] | None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lunatix_env.rules.actions import (
     Action,
@@ -18,6 +18,7 @@ from lunatix_env.rules.hazards import Hazards
 from lunatix_env.rules.records import (
     PIT,
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -84,17 +85,17 @@ class Pit(Hazards):
 
     def _t_gadget_draw(self, seat: int) -> None:
         if self.gadget_top:
-            self.chance = {"kind": ChanceKind.GADGET._value_, "seat": seat}
+            self.chance = Chance(ChanceKind.GADGET, seat)
         elif self.gadget_bottom:
             self.offer.append(self.gadget_bottom.pop(0)[0])
             name = self.game.decks.gadgets[self.offer[-1]].name
             if self.events is not None:
                 self._event(E.GADGET_DRAWN, seat, to=seat, gadget=name)
 
-    def _c_gadget(self, ch: dict[str, Any], gadget: int) -> None:
+    def _c_gadget(self, ch: Chance, gadget: int) -> None:
         self.gadget_top.remove(gadget)
         self.offer.append(gadget)
-        seat = ch["seat"]
+        seat = ch.seat
         name = self.game.decks.gadgets[gadget].name
         if self.events is not None:
             self._event(E.GADGET_DRAWN, seat, to=seat, gadget=name)

@@ -87,6 +87,19 @@ class ChanceKind(enum.Enum):
     GADGET = "gadget"
 
 
+class Chance(NamedTuple):
+    """The pending chance event: its kind, the seat it happens to, and the number of damage
+    dice of a roll. Immutable: a state replaces it whole, so copies share it."""
+
+    kind: ChanceKind
+    seat: int = -1
+    n: int = -1  # dice: how many damage dice are rolled
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: ``kind``, ``seat``, and ``n`` for a dice roll."""
+        return record_to_dict(self, Chance._fields, Chance._field_defaults)
+
+
 class Outcome(enum.Enum):
     """Why the game ended (or that it has not)."""
 

@@ -12,6 +12,7 @@ from lunatix_env.rules.records import (
     SIMULTANEOUS,
     TRACK,
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -234,8 +235,8 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if (s.status is Outcome.WIN) != (s.winner is not None):
         raise _err("winner", "a winner goes with outcome 'win' and only with it")
     undealt = {t[1] for t in s.tasks if t[0] == "deal_dot"}
-    if s.chance is not None and s.chance["kind"] == "start_dot":
-        undealt.add(s.chance["seat"])
+    if s.chance is not None and s.chance.kind is ChanceKind.START_DOT:
+        undealt.add(s.chance.seat)
     for c in s.cars:
         if (c.square < 0) != (c.seat in undealt):
             raise _err(
@@ -295,7 +296,7 @@ def _check_hazard_batches(s: State) -> None:
             "(each task applies one batch)",
         )
     drawing = any(t[0] == "draw_hazard" for t in s.tasks) or (
-        s.chance is not None and s.chance["kind"] == "hazard"
+        s.chance is not None and s.chance.kind is ChanceKind.HAZARD
     )
     if drawing and not s.batches:
         raise _err("batches", "a hazard card is being drawn with no batch to draw it into")
@@ -417,7 +418,7 @@ _CHANCE_KEYS = {
 }
 
 
-def _chance(game: Game, v: Any) -> dict[str, Any] | None:
+def _chance(game: Game, v: Any) -> Chance | None:
     if v is None:
         return None
     if not isinstance(v, Mapping):
@@ -436,7 +437,7 @@ def _chance(game: Game, v: Any) -> dict[str, Any] | None:
     _int(d["seat"], "chance.seat", 0, game.rules.num_players - 1)
     if kind is ChanceKind.DICE:
         _int(d["n"], "chance.n", 1, game.max_dice)
-    return d
+    return Chance(kind, d["seat"], d.get("n", -1))
 
 
 def _turn(game: Game, v: Any) -> dict[str, Any] | None:

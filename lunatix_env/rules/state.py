@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 from lunatix_env.rules.records import (
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -69,7 +70,7 @@ class State(Turn):
         self.tasks: list[tuple[Any, ...]] = [("round_start",), ("chip_mix",)]
         self.tasks += [("deal_dot", s) for s in reversed(range(n))]
         self.decision: Decision | None = None
-        self.chance: dict[str, Any] | None = None
+        self.chance: Chance | None = None
         self.turn: dict[str, Any] | None = None
         self.status = Outcome.IN_PROGRESS
         self.winner: int | None = None
@@ -89,12 +90,12 @@ class State(Turn):
         ch = self.chance
         if ch is None:
             raise InvalidStateError("chance_outcomes called when no chance event is pending")
-        kind = ChanceKind(ch["kind"])
+        kind = ch.kind
         if kind is ChanceKind.START_DOT:
             free = self._free_dots()
             return [(i, 1.0 / len(free)) for i in free]
         if kind is ChanceKind.DICE:
-            return list(self.game.dice_distribution(ch["n"]))
+            return list(self.game.dice_distribution(ch.n))
         if kind is ChanceKind.HAZARD:
             return _counts_distribution(self.hazard_deck)
         if kind is ChanceKind.TURBO:
@@ -117,19 +118,19 @@ class State(Turn):
             isinstance(outcome, bool) or not isinstance(outcome, int | np.integer)
         ):
             raise IllegalActionError(
-                f"chance outcome {outcome!r} is not possible for {self.chance['kind']}: "
+                f"chance outcome {outcome!r} is not possible for {self.chance.kind.value}: "
                 f"outcomes are ints (numpy ints accepted), not {type(outcome).__name__}; "
                 f"possible: {valid}"
             )
         if outcome not in valid:
             raise IllegalActionError(
-                f"chance outcome {outcome!r} is not possible for {self.chance['kind']}; "
+                f"chance outcome {outcome!r} is not possible for {self.chance.kind.value}; "
                 f"possible: {valid}"
             )
         ch, self.chance = self.chance, None
         self._legal = {}
         self._chance_cache = None
-        _CHANCE[ch["kind"]](self, ch, int(outcome))
+        _CHANCE[ch.kind._value_](self, ch, int(outcome))
         self._run()
 
     # ------------------------------------------------------------------ decisions
@@ -260,7 +261,7 @@ class State(Turn):
         s.batches = [b.copy() for b in self.batches]
         s.tasks = self.tasks.copy()
         s.decision = self.decision  # immutable: shared
-        s.chance = None if self.chance is None else dict(self.chance)
+        s.chance = self.chance  # immutable: shared
         s.turn = None if self.turn is None else dict(self.turn)
         s.status = self.status
         s.winner = self.winner
@@ -292,7 +293,7 @@ class State(Turn):
             "batches": [list(b) for b in self.batches],
             "tasks": [list(t) for t in self.tasks],
             "decision": None if self.decision is None else self.decision.to_dict(),
-            "chance": _plain(self.chance),
+            "chance": None if self.chance is None else self.chance.to_dict(),
             "turn": _plain(self.turn),
             "outcome": self.status.value,
             "winner": self.winner,

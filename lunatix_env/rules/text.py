@@ -47,7 +47,7 @@ def state_to_text(state: State) -> str:
         who = ",".join(f"player_{s}" for s in state.current_players())
         head += f"  deciding: {state.decision.kind.value} ({who})"
     elif state.chance is not None:
-        head += f"  chance: {state.chance['kind']}"
+        head += f"  chance: {state.chance.kind.value}"
     lines = [head, *rows, f"pit: {' '.join(pit) if pit else '-'}"]
     for c in state.cars:
         luns = ",".join(g.decks.hazard[i].name for i in c.lunacies) or "-"

@@ -24,6 +24,7 @@ from lunatix_env.rules.records import (
     FORWARD,
     TRACK,
     Car,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -42,10 +43,10 @@ class Turn(Pit):
 
     # ------------------------------------------------------------------ setup
     def _t_deal_dot(self, seat: int) -> None:
-        self.chance = {"kind": ChanceKind.START_DOT._value_, "seat": seat}
+        self.chance = Chance(ChanceKind.START_DOT, seat)
 
-    def _c_start_dot(self, ch: dict[str, Any], dot: int) -> None:
-        car = self.cars[ch["seat"]]
+    def _c_start_dot(self, ch: Chance, dot: int) -> None:
+        car = self.cars[ch.seat]
         sq = self.game.track.start_dots[dot]
         car.square = sq
         car.u = car.best_u = self.game.track.wrap(self.game.track.s[sq])

@@ -9,16 +9,17 @@ from ryderz_env.rules.builder import PositionBuilder
 from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
 from ryderz_env.rules.game import Game
 from ryderz_env.rules.geometry import Element, Pose, Table
-from ryderz_env.rules.records import ChanceKind, DecisionKind, Outcome, Prizm
+from ryderz_env.rules.records import Chance, ChanceKind, Decision, DecisionKind, Outcome, Prizm
 from ryderz_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 __all__ = [
-    "NOOP",
     "Action",
     "ActionKind",
+    "Chance",
     "ChanceKind",
     "Character",
+    "Decision",
     "DecisionKind",
     "Element",
     "Game",
@@ -26,10 +27,11 @@ __all__ = [
     "InvalidStateError",
     "LaunchAim",
     "Move",
+    "NOOP",
     "Outcome",
-    "PositionBuilder",
     "PieceKind",
     "Pose",
+    "PositionBuilder",
     "Prizm",
     "RulesConfig",
     "State",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     pass
 from ryderz_env.rules.launch import Launch
 from ryderz_env.rules.records import (
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -196,9 +197,9 @@ class Crash(Launch):
         self._push(("launch", seat, a.x))
 
     def _t_toss(self) -> None:
-        self.chance = {"kind": ChanceKind.TOSS._value_}
+        self.chance = Chance(ChanceKind.TOSS)
 
-    def _c_toss(self, ch: dict[str, Any], point: tuple[float, float]) -> None:
+    def _c_toss(self, ch: Chance, point: tuple[float, float]) -> None:
         self.prizms.append(Prizm(point[0], point[1]))
         j = len(self.prizms) - 1
         if self.events is not None:

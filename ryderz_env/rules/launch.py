@@ -3,7 +3,8 @@ Points placed with their noise, and the search for a clear place on the edge."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from ryderz_env.rules.actions import Action
 from ryderz_env.rules.events import RyderzEvent as E
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     pass
 from ryderz_env.rules.legal import Legal
 from ryderz_env.rules.records import (
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -34,7 +36,7 @@ class Launch(Legal):
         gears = {s: a.arg for s, a in acts.items()}
         counts = {g: list(gears.values()).count(g) for g in gears.values()}
         stalled = {s for s, g in gears.items() if counts[g] > 1}
-        spots = [[s, acts[s].x] for s in sorted(acts)]
+        spots = [(s, acts[s].x) for s in sorted(acts)]
         for s in sorted(gears):
             if self.events is not None:
                 self._event(
@@ -46,7 +48,7 @@ class Launch(Legal):
                     self._event(E.REDO, None)
                 self._push(("engines", d.attempt + 1))
             else:  # no more redos: the gears are dealt
-                self.chance = {"kind": ChanceKind.DEAL_GEARS._value_, "spots": spots}
+                self.chance = Chance(ChanceKind.DEAL_GEARS, spots=tuple(spots))
             return
         for s, g in gears.items():
             p = self.players[s]
@@ -54,14 +56,14 @@ class Launch(Legal):
             p.gear = 1 if p.stalled else g
         self._set_marker_and_launch(spots)
 
-    def _c_deal_gears(self, ch: dict[str, Any], index: int) -> None:
+    def _c_deal_gears(self, ch: Chance, index: int) -> None:
         for s, g in enumerate(self.game.gear_deals[index]):
             self.players[s].gear, self.players[s].stalled = g, False
             if self.events is not None:
                 self._event(E.DEALT, s, gear=g)
-        self._set_marker_and_launch(ch["spots"])
+        self._set_marker_and_launch(ch.spots)
 
-    def _set_marker_and_launch(self, spots: list[list[Any]]) -> None:
+    def _set_marker_and_launch(self, spots: Sequence[Sequence[Any]]) -> None:
         top = max(p.gear for p in self.players)
         leader = next(p.seat for p in self.players if p.gear == top and not p.stalled)
         self.marker = (leader + 1) % len(self.players)
@@ -70,12 +72,12 @@ class Launch(Legal):
 
     def _t_launch(self, seat: int, x: float) -> None:
         if self.game.rules.launch_noise_sigma > 0:
-            self.chance = {"kind": ChanceKind.LAUNCH_NOISE._value_, "seat": seat, "x": x}
+            self.chance = Chance(ChanceKind.LAUNCH_NOISE, seat, x)
         else:
             self._place_launch(seat, x, 0.0)
 
-    def _c_launch_noise(self, ch: dict[str, Any], offset: float) -> None:
-        self._place_launch(ch["seat"], ch["x"], offset)
+    def _c_launch_noise(self, ch: Chance, offset: float) -> None:
+        self._place_launch(ch.seat, cast(float, ch.x), offset)
 
     def _place_launch(self, seat: int, x: float, offset: float) -> None:
         """Blind placement: the chosen spot plus noise, clipped to reach, then moved along the

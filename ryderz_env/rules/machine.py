@@ -22,6 +22,7 @@ from tabletop.gamebase import MachineQueries
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
 from ryderz_env.rules.records import (
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -43,6 +44,7 @@ class Machine(MachineQueries):
     order: list[int]
     turn_id: int
     decision: Decision | None
+    chance: Chance | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _index: tuple[list[Element], np.ndarray] | None

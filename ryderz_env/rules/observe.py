@@ -23,7 +23,7 @@ def public_view(s: State, seat: int) -> dict[str, Any]:
         "turn_seat": None if s.turn is None else s.turn["seat"],
         "decision": None if d is None else d.kind.value,
         "deciders": list(s.current_players()),
-        "chance": None if s.chance is None else s.chance["kind"],
+        "chance": None if s.chance is None else s.chance.kind.value,
         "players": [
             {
                 "gear": p.gear,

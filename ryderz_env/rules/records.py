@@ -59,6 +59,22 @@ class ChanceKind(enum.Enum):
     TOSS = "toss"  # a fresh neutral Prizm lands at (x, y)
 
 
+class Chance(NamedTuple):
+    """The pending chance event: its kind and what its kind carries (a field at its default
+    is not set). Immutable: a state replaces it whole, so copies share it."""
+
+    kind: ChanceKind
+    seat: int = -1  # die, launch noise: the seat it happens to
+    x: float | None = None  # launch noise: the aimed position along the seat's reach, -1..1
+    curve: int = -1  # die: the curve attempted (a PieceKind value)
+    side: int = 0  # die: 1 left, -1 right
+    spots: tuple[tuple[int, float], ...] = ()  # gear deal: (seat, aimed x) in seat order
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: ``kind`` and the fields of its kind."""
+        return record_to_dict(self, Chance._fields, Chance._field_defaults)
+
+
 class Outcome(enum.Enum):
     """How a game ended."""
 

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
-from ryderz_env.rules.records import ChanceKind, Decision, DecisionKind, Outcome, Player, Prizm
+from ryderz_env.rules.records import (
+    Chance,
+    ChanceKind,
+    Decision,
+    DecisionKind,
+    Outcome,
+    Player,
+    Prizm,
+)
 from ryderz_env.rules.state import _DECIDE, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import (
@@ -116,7 +124,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "prizms": [[q.x, q.y, q.owner] for q in s.prizms],
         "tasks": [list(t) for t in s.tasks],
         "decision": None if s.decision is None else s.decision.to_dict(),
-        "chance": _copy_json(s.chance),
+        "chance": None if s.chance is None else s.chance.to_dict(),
         "turn": _copy_json(s.turn),
         "status": s.status.value,
         "winner": s.winner,
@@ -349,7 +357,7 @@ _CHANCE_KEYS = {
 }
 
 
-def _chance(v: Any, n: int) -> dict[str, Any] | None:
+def _chance(v: Any, n: int) -> Chance | None:
     if v is None:
         return None
     kind = key(v, "kind", "chance")
@@ -372,7 +380,10 @@ def _chance(v: Any, n: int) -> dict[str, Any] | None:
             if _arg("seat", seat, f"chance.spots[{i}][0]", n) != i:
                 raise bad(f"chance.spots[{i}]", "spots are listed in seat order")
             _arg("x", x, f"chance.spots[{i}][1]", n)
-    return cast("dict[str, Any]", _copy_json(v))
+    fields: dict[str, Any] = {k: x for k, x in v.items() if k != "kind"}
+    if "spots" in fields:
+        fields["spots"] = tuple((seat, x) for seat, x in fields["spots"])
+    return Chance(ChanceKind(kind), **fields)
 
 
 def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict[str, Any] | None:
@@ -422,15 +433,15 @@ def _check_heads(s: State) -> None:
     if (
         s.status is not Outcome.IN_PROGRESS
         or (d is not None and d.kind is DecisionKind.ENGINES)
-        or (c is not None and c["kind"] == ChanceKind.DEAL_GEARS.value)
+        or (c is not None and c.kind is ChanceKind.DEAL_GEARS)
         or any(t[0] == "engines" for t in s.tasks)
     ):
         return
     placing = {t[1] for t in s.tasks if t[0] in ("launch", "respawn")}
     if d is not None and d.kind is DecisionKind.RESPAWN:
         placing.add(d.seat)
-    if c is not None and c["kind"] == ChanceKind.LAUNCH_NOISE.value:
-        placing.add(c["seat"])
+    if c is not None and c.kind is ChanceKind.LAUNCH_NOISE:
+        placing.add(c.seat)
     for seat, p in enumerate(s.players):
         if p.head is None and seat not in placing:
             raise bad(
@@ -447,16 +458,16 @@ def _check_turn_consistency(s: State) -> None:
     if t is not None and t["id"] != s.turn_id:
         raise bad("turn.id", f"{t['id']} is not the current turn {s.turn_id}")
     c = s.chance
-    if c is not None and c["kind"] == ChanceKind.DIE.value:
-        if t is None or c["seat"] != t["seat"]:
+    if c is not None and c.kind is ChanceKind.DIE:
+        if t is None or c.seat != t["seat"]:
             raise bad(
                 "chance.seat",
                 "the curve die is rolled in the turn of the seat rolling "
                 "it (turn is null or another seat's)",
             )
-        if s.players[c["seat"]].head is None:
+        if s.players[c.seat].head is None:
             raise bad(
-                f"players[{c['seat']}].head",
+                f"players[{c.seat}].head",
                 "the seat rolling the curve die needs a head pose to place the piece from",
             )
     if d is None or d.seat < 0 or d.kind is DecisionKind.RESPAWN:

@@ -26,6 +26,7 @@ from tabletop.protocol import check_rng, sample_discrete
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
 from ryderz_env.rules.records import (
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -64,7 +65,7 @@ class State(Turn):
             self.prizms = []
             self.tasks += [("toss",)] * n
         self.decision: Decision | None = None
-        self.chance: dict[str, Any] | None = None
+        self.chance: Chance | None = None
         self.turn: dict[str, Any] | None = None
         self.status = Outcome.IN_PROGRESS
         self.winner: int | None = None
@@ -95,7 +96,7 @@ class State(Turn):
         # decision and chance are replaced whole, never changed in place; only the turn
         # record's scored list grows
         c.decision = self.decision  # immutable: shared
-        c.chance = None if self.chance is None else dict(self.chance)
+        c.chance = self.chance  # immutable: shared
         c.turn = None if self.turn is None else {**self.turn, "scored": list(self.turn["scored"])}
         c.status, c.winner = self.status, self.winner
         c._reset_caches()
@@ -108,13 +109,13 @@ class State(Turn):
         ch = self.chance
         if ch is None:
             raise InvalidStateError("chance_outcomes called when no chance event is pending")
-        if ch["kind"] == ChanceKind.DIE._value_:
+        if ch.kind is ChanceKind.DIE:
             return list(_die_outcomes(self.game.rules.die_faces))
-        if ch["kind"] == ChanceKind.DEAL_GEARS._value_:
+        if ch.kind is ChanceKind.DEAL_GEARS:
             k = len(self.game.gear_deals)
             return [(i, 1.0 / k) for i in range(k)]
         raise InvalidStateError(
-            f"the pending chance event ({ch['kind']}) is continuous: draw it with sample_chance"
+            f"the pending chance event ({ch.kind.value}) is continuous: draw it with sample_chance"
         )
 
     def sample_chance(self, rng: np.random.Generator) -> Any:
@@ -123,10 +124,10 @@ class State(Turn):
         ch = self.chance
         if ch is None:
             raise InvalidStateError("sample_chance called when no chance event is pending")
-        kind = ch["kind"]
-        if kind == ChanceKind.LAUNCH_NOISE._value_:
+        kind = ch.kind
+        if kind is ChanceKind.LAUNCH_NOISE:
             return float(rng.normal(0.0, self.game.rules.launch_noise_sigma))
-        if kind == ChanceKind.TOSS._value_:
+        if kind is ChanceKind.TOSS:
             x, y = self.game.table.random_point(rng, self.game.rules.prizm_radius)
             return [float(x), float(y)]
         return sample_discrete(self.chance_outcomes(), rng)
@@ -136,7 +137,7 @@ class State(Turn):
         ch = self.chance
         if ch is None:
             raise IllegalActionError("apply_chance called when no chance event is pending")
-        kind = _CHANCE_KINDS[ch["kind"]]
+        kind = ch.kind
         value = self._check_chance(kind, outcome)
         self.chance = None
         self._legal = {}
@@ -296,10 +297,11 @@ class State(Turn):
         ]
         ch = s.chance
         if ch is not None:
-            if ch["kind"] == ChanceKind.LAUNCH_NOISE._value_ and ch["seat"] != seat:
-                s.chance = {**ch, "x": aim()}
-            elif ch["kind"] == ChanceKind.DEAL_GEARS._value_:
-                s.chance = {**ch, "spots": [[o, x if o == seat else aim()] for o, x in ch["spots"]]}
+            if ch.kind is ChanceKind.LAUNCH_NOISE and ch.seat != seat:
+                s.chance = ch._replace(x=aim())
+            elif ch.kind is ChanceKind.DEAL_GEARS:
+                spots = tuple((o, x if o == seat else aim()) for o, x in ch.spots)
+                s.chance = ch._replace(spots=spots)
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -354,14 +356,14 @@ _DECIDE: dict[DecisionKind, Callable[[State, Decision, dict[int, Action]], None]
     DecisionKind.MOVE: State._d_move,
     DecisionKind.SHARK: State._d_shark,
 }
-_CHANCE: dict[ChanceKind, Callable[[State, dict[str, Any], Any], None]] = {
+_CHANCE: dict[ChanceKind, Callable[[State, Chance, Any], None]] = {
     ChanceKind.DEAL_GEARS: State._c_deal_gears,
     ChanceKind.LAUNCH_NOISE: State._c_launch_noise,
     ChanceKind.DIE: State._c_die,
     ChanceKind.TOSS: State._c_toss,
 }
 #: the handlers and enum members by the values kept in ``decision`` and ``chance`` dicts
-_CHANCE_KINDS = {k._value_: k for k in ChanceKind}
+
 State.task_handlers = _TASKS
 
 __all__ = ["NOOP", "ChanceKind", "DecisionKind", "Outcome", "Player", "Prizm", "State"]

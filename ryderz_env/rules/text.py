@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ryderz_env.rules.geometry import fixed
+from ryderz_env.rules.records import Chance
 
 if TYPE_CHECKING:
     from ryderz_env.rules.state import State
@@ -47,5 +48,5 @@ def describe(s: State) -> str:
             f"waiting for {s.decision.kind.value} from seat(s) {list(s.current_players())}"
         )
     else:
-        lines.append(f"waiting for chance: {cast('dict[str, Any]', s.chance)['kind']}")
+        lines.append(f"waiting for chance: {cast(Chance, s.chance).kind.value}")
     return "\n".join(lines)

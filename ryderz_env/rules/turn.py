@@ -22,6 +22,7 @@ from ryderz_env.rules.records import (
     HARD,
     SOFT,
     STRAIGHT,
+    Chance,
     ChanceKind,
     Decision,
     DecisionKind,
@@ -130,21 +131,16 @@ class Turn(Crash):
                 self._place_curve(seat, p.gear, HARD, side, hard_only=True)
         else:
             kind = SOFT if move in (Move.SOFT_LEFT, Move.SOFT_RIGHT) else HARD
-            self.chance = {
-                "kind": ChanceKind.DIE._value_,
-                "seat": seat,
-                "curve": int(kind),
-                "side": move.sides[0],
-            }
+            self.chance = Chance(ChanceKind.DIE, seat, curve=int(kind), side=move.sides[0])
 
-    def _c_die(self, ch: dict[str, Any], roll: int) -> None:
-        seat = ch["seat"]
+    def _c_die(self, ch: Chance, roll: int) -> None:
+        seat = ch.seat
         p = self.players[seat]
         cast("dict[str, Any]", self.turn)["roll"] = roll
         if self.events is not None:
             self._event(E.DIE, seat, roll=roll, spin=": Spin Out" if roll == 0 else "")
         if roll == 0 or roll >= p.gear:
-            self._place_curve(seat, p.gear, _PIECE_KINDS[ch["curve"]], ch["side"])
+            self._place_curve(seat, p.gear, _PIECE_KINDS[ch.curve], ch.side)
             if roll == 0:
                 p.gear = 1  # Spin Out
         else:

@@ -214,7 +214,7 @@ def reach_chance(kind: str) -> State:
         rng = np.random.default_rng(seed)
         s = g.new_initial_state(seed)
         while not s.is_terminal():
-            if s.chance is not None and s.chance["kind"] == kind:
+            if s.chance is not None and s.chance.kind.value == kind:
                 return s
             if s.is_chance_node():
                 s.apply_chance(s.sample_chance(rng))
@@ -242,14 +242,14 @@ def test_impossible_start_dot_is_rejected_and_the_state_is_unchanged() -> None:
     for bad in (ndots, -1, 1.5, "0"):
         assert_impossible(s, bad)
     s.apply_chance(4)
-    assert s.chance is not None and s.chance["kind"] == "start_dot"
+    assert s.chance is not None and s.chance.kind.value == "start_dot"
     assert_impossible(s, 4)  # already dealt to seat 0
     assert 4 not in [o for o, _ in s.chance_outcomes()]
 
 
 def test_impossible_dice_total_is_rejected() -> None:
     s = reach_chance("dice")
-    n = s.chance["n"]  # type: ignore[index]
+    n = s.chance.n  # type: ignore[index]
     for bad in (2 * n + 1, -1, 99):
         assert_impossible(s, bad)
     s.apply_chance(2 * n)  # the largest total is possible
@@ -279,7 +279,7 @@ def test_gadget_not_in_the_deck_top_is_rejected() -> None:
     # a gadget of the top goes to the drawing player's hand
     top = sorted(s.gadget_top)
     given = top[-1]
-    s = handed(s, s.chance["seat"], s.game.decks.gadgets[given].name)  # type: ignore[index]
+    s = handed(s, s.chance.seat, s.game.decks.gadgets[given].name)  # type: ignore[index]
     assert [o for o, _ in s.chance_outcomes()] == top[:-1]
     assert_impossible(s, given)
     assert_impossible(s, len(s.game.decks.gadgets))

@@ -97,7 +97,7 @@ def step(direction: int, drop: bool = False) -> Action:
 
 def only(s: State, kind: str, seat: int) -> None:
     """The pending chance event is ``kind`` for ``seat``."""
-    assert s.chance is not None and (s.chance["kind"], s.chance["seat"]) == (kind, seat)
+    assert s.chance is not None and (s.chance.kind.value, s.chance.seat) == (kind, seat)
 
 
 def onto_chip(kind: int, speed: int = 30, b: PositionBuilder | None = None) -> State:
@@ -460,7 +460,7 @@ def test_chip(kind: int, then: list[Event]) -> None:
     ]
     assert back(1, 1) not in s.track_chips and s.supply[kind] == supply[kind] + 1
     if kind == TACKS:
-        assert s.chance == {"kind": "dice", "seat": 0, "n": 1}
+        assert s.chance is not None and s.chance.to_dict() == {"kind": "dice", "seat": 0, "n": 1}
     elif kind == OIL:
         only(s, "hazard", 0)
     else:
@@ -530,7 +530,11 @@ def test_ram(scenario: Callable[[], tuple[State, int]], target: int, ram: str, d
     else:
         assert events == [ev(E.RAM, 0, target=target, ram=ram)]
     assert s.occupant(s.game.track.forward(s.cars[0].square, 0)[direction]) == target
-    assert s.chance == {"kind": "dice", "seat": target, "n": dice}
+    assert s.chance is not None and s.chance.to_dict() == {
+        "kind": "dice",
+        "seat": target,
+        "n": dice,
+    }
     assert str(events[0]) == f"seat 0 rams seat {target} ({ram})"
 
 
@@ -565,7 +569,7 @@ def test_turbo() -> None:
         ev(E.SPEED, 0, before=40, after=80, why="turbo"),
     ]
     assert s.turbo_discard[bang] == 1 and s.turbo_deck[bang] == 0
-    assert s.chance == {"kind": "dice", "seat": 0, "n": 1}
+    assert s.chance is not None and s.chance.to_dict() == {"kind": "dice", "seat": 0, "n": 1}
     assert str(events[0]) == "seat 0 draws the turbo card +40 Bang"
 
 

@@ -85,7 +85,7 @@ def test_round_trip_while_shrinks_card_is_offered_against_a_drawn_lunacy() -> No
     assert s.decision is not None and s.decision.to_dict() == {"kind": "accelerate", "seat": 0}
     s.apply_action(A(K.ACCELERATE, 0))
     s.apply_action(A(K.STEP, 2))  # front, onto the oil: one hazard card
-    assert s.chance is not None and s.chance["kind"] == "hazard"
+    assert s.chance is not None and s.chance.kind.value == "hazard"
     force(s, [hazard_index(g, "Chicken")])
     s.apply_action(A(K.LUCK, 0))  # keep the card
     assert s.decision is not None and s.decision.kind.value == "gadget"
@@ -110,7 +110,7 @@ def test_round_trip_of_a_game_won_in_the_middle_of_a_turbo_turn() -> None:
     s.apply_action(A(K.TURBO))
     force(s, [turbo_index(g, "+40 Bang")])
     s.apply_action(A(K.LUCK, 0))  # keep it: +40 mph and one explosion die
-    assert s.chance == {"kind": "dice", "seat": 0, "n": 1}
+    assert s.chance is not None and s.chance.to_dict() == {"kind": "dice", "seat": 0, "n": 1}
     force(s, [2])  # two hits: max 40 -> 20, speed stays 80 until the turn ends
     assert (s.cars[0].speed, s.cars[0].max_speed) == (80, 20)
     s.apply_action(A(K.STEP, 2))
@@ -210,7 +210,7 @@ def test_chance_outcomes_are_positive_and_sum_to_one(
     assert all(isinstance(o, int) for o in values)
     assert all(p > 0 for _, p in outs)
     assert sum(p for _, p in outs) == pytest.approx(1.0, abs=1e-12)
-    kind = s.chance["kind"]  # type: ignore[index]
+    kind = s.chance.kind.value  # type: ignore[index]
     if kind == "hazard":
         total = sum(s.hazard_deck)
         assert outs == [(i, c / total) for i, c in enumerate(s.hazard_deck) if c]
@@ -218,7 +218,7 @@ def test_chance_outcomes_are_positive_and_sum_to_one(
         total = sum(s.turbo_deck)
         assert outs == [(i, c / total) for i, c in enumerate(s.turbo_deck) if c]
     elif kind == "dice":
-        n = s.chance["n"]  # type: ignore[index]
+        n = s.chance.n  # type: ignore[index]
         assert values == list(range(2 * n + 1))
         assert dict(outs)[0] == pytest.approx((1 / 3) ** n)
         assert dict(outs)[2 * n] == pytest.approx((1 / 3) ** n)

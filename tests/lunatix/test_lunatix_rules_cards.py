@@ -136,7 +136,7 @@ def drive_onto_oil(b: PositionBuilder, luck: int = 0) -> State:
     s = b.car(0, luck=luck).build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
-    assert s.chance is not None and s.chance["kind"] == "hazard" and s.chance["seat"] == 0
+    assert s.chance is not None and s.chance.kind.value == "hazard" and s.chance.seat == 0
     return s
 
 
@@ -154,7 +154,7 @@ def test_game_default_is_four_player_standard_game():
     assert g.track.name == "The Loop"
     s = g.new_initial_state(0)
     assert len(s.cars) == 4
-    assert s.chance["kind"] == "start_dot"
+    assert s.chance.kind.value == "start_dot"
     assert_conserved(s)
 
 
@@ -165,7 +165,7 @@ def test_start_dots_dealt_by_chance_uniform_over_free_dots():
     assert len(dots) == 6
     free = list(range(6))
     for seat, dot in enumerate((3, 0, 5, 1)):
-        assert s.chance["kind"] == "start_dot" and s.chance["seat"] == seat
+        assert s.chance.kind.value == "start_dot" and s.chance.seat == seat
         assert_dist(s, {i: Fraction(1, len(free)) for i in free})
         s.apply_chance(dot)
         assert s.cars[seat].square == dots[dot]
@@ -549,7 +549,7 @@ def test_rocket_booster_plus_60_ignores_max_passes_over_cars_clamped_at_end():
         assert s.current_players() == (0,) and not s.is_chance_node()
         act(s, FRONT)
     assert s.cars[0].square == sq(g, 1, 8)  # 8 squares at 80 mph
-    assert s.chance["kind"] == "dice" and s.chance["n"] == 1  # tacks in the final square
+    assert s.chance.kind.value == "dice" and s.chance.n == 1  # tacks in the final square
     force(s, [0])
     assert s.track_chips == {sq(g, 1, 3): 0}
     assert s.cars[0].speed == 40  # clamped to max at the end of the turn
@@ -564,7 +564,7 @@ def test_damage_dice_chance_outcomes_are_the_exact_convolution():
     s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.ACCELERATE, 0), FRONT)
-    assert s.chance["kind"] == "dice" and s.chance["n"] == 1 and s.chance["seat"] == 0
+    assert s.chance.kind.value == "dice" and s.chance.n == 1 and s.chance.seat == 0
     assert_dist(s, {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)})
     force(s, [0])
     assert_conserved(s)
@@ -572,7 +572,7 @@ def test_damage_dice_chance_outcomes_are_the_exact_convolution():
     g2, b2 = setup(speed=40)
     s2 = drive_onto_oil(b2)
     draw_hazard(s2, "Blown Gasket")
-    assert s2.chance["kind"] == "dice" and s2.chance["n"] == 2
+    assert s2.chance.kind.value == "dice" and s2.chance.n == 2
     assert_dist(
         s2,
         {
@@ -620,7 +620,7 @@ def test_turbo_turn_damage_lowers_only_max_until_end_of_turn():
     act(s, A(K.TURBO))
     force(s, [turbo_index(g, "+40 Bang")])
     assert s.cars[0].speed == 80
-    assert s.chance["kind"] == "dice" and s.chance["n"] == 1
+    assert s.chance.kind.value == "dice" and s.chance.n == 1
     force(s, [2])
     assert s.cars[0].max_speed == 70
     assert s.cars[0].speed == 80  # not clamped during the turbo turn
@@ -684,12 +684,12 @@ def test_several_owed_hazard_cards_are_all_drawn_before_any_is_applied():
     assert g.track.rating[s.cars[0].square] == 60
     b20, fb = hazard_index(g, "Brake 20"), hazard_index(g, "Fender Bender")
     draw_hazard(s, "Brake 20")
-    assert s.chance["kind"] == "hazard"  # the second card is drawn first
+    assert s.chance.kind.value == "hazard"  # the second card is drawn first
     assert s.cars[0].speed == 80
     assert s.hazard_deck[b20] == 1
     draw_hazard(s, "Fender Bender")
     assert s.hazard_deck[fb] == 3
-    assert s.chance["kind"] == "dice" and s.chance["n"] == 1
+    assert s.chance.kind.value == "dice" and s.chance.n == 1
     force(s, [1])
     assert s.cars[0].speed == 60 and s.cars[0].max_speed == 130
     assert s.hazard_discard[b20] == 1 and s.hazard_discard[fb] == 1
@@ -711,7 +711,7 @@ def test_hazard_deck_reshuffles_its_discards_when_empty():
     assert_dist(s, {cc: 1})
     force(s, [cc])
     # the deck is empty: the 24 discards are shuffled back (the drawn Close Call is not)
-    assert s.chance["kind"] == "hazard"
+    assert s.chance.kind.value == "hazard"
     assert_dist(
         s,
         {i: Fraction(c.count, 24) for i, c in enumerate(g.decks.hazard) if c.name != "Close Call"},
@@ -731,7 +731,7 @@ def test_turbo_draw_probabilities_and_click_reshuffles_every_turbo_card():
     s = b.build()
     choose(s, {0: Card.ACCELERATE})
     act(s, A(K.TURBO))
-    assert s.chance["kind"] == "turbo"
+    assert s.chance.kind.value == "turbo"
     assert_dist(s, {i: Fraction(n, 12) for i, n in enumerate(s.turbo_deck) if n})
     force(s, [turbo_index(g, "Click")])
     assert s.cars[0].speed == 40  # +0
@@ -762,8 +762,8 @@ def test_turbo_explosions_roll_their_dice(name, amount, dice):
     assert s.cars[0].speed == 40 + amount
     assert s.turbo_discard[ti] == 1
     if dice:
-        assert s.chance["kind"] == "dice" and s.chance["n"] == dice
-        assert s.chance["seat"] == 0
+        assert s.chance.kind.value == "dice" and s.chance.n == dice
+        assert s.chance.seat == 0
         force(s, [1])
         assert s.cars[0].max_speed == 130
     else:
@@ -784,7 +784,7 @@ def test_luck_chip_cancels_a_hazard_card_and_draws_again():
     act(s, A(K.LUCK, 1))
     assert s.cars[0].luck == 1
     assert s.hazard_discard[skid] == 1
-    assert s.chance["kind"] == "hazard"
+    assert s.chance.kind.value == "hazard"
     assert dist(s)[skid] == pytest.approx(4 / 24)
     draw_hazard(s, "Blown Gasket")
     act(s, A(K.LUCK, 1))
@@ -810,7 +810,7 @@ def test_luck_chip_cancels_a_turbo_card_and_draws_again():
     act(s, A(K.LUCK, 1))
     assert s.cars[0].luck == 0
     assert s.turbo_discard[p10] == 1
-    assert s.chance["kind"] == "turbo"
+    assert s.chance.kind.value == "turbo"
     force(s, [turbo_index(g, "+60")])
     assert s.cars[0].speed == 100
     assert s.decision_kind() is DecisionKind.STEP
@@ -851,7 +851,7 @@ def test_fuzzy_dice_acts_as_one_luck_chip_and_is_spent_face_up():
     car = s.cars[0]
     assert fz not in car.gadgets and car.spent == [fz]
     assert s.hazard_discard[bg] == 1
-    assert s.chance["kind"] == "hazard"
+    assert s.chance.kind.value == "hazard"
     draw_hazard(s, "Close Call")
     assert s.decision_kind() is DecisionKind.STEP
     assert car.max_speed == 140 and car.luck == 0
@@ -865,7 +865,7 @@ def test_damage_hazard_cards_roll_their_dice(name, dice):
     g, b = setup(speed=40)
     s = drive_onto_oil(b)
     draw_hazard(s, name)
-    assert s.chance["kind"] == "dice" and s.chance["n"] == dice and s.chance["seat"] == 0
+    assert s.chance.kind.value == "dice" and s.chance.n == dice and s.chance.seat == 0
     force(s, [2])
     assert s.cars[0].max_speed == 120
     assert s.hazard_discard[hazard_index(g, name)] == 1
@@ -889,7 +889,7 @@ def test_skid_past_the_outside_lane_hits_the_wall_3_dice_and_ends_the_move():
     g, b = setup(speed=40, lane=2)
     s = drive_onto_oil(b)
     draw_hazard(s, "Skid")
-    assert s.chance["kind"] == "dice" and s.chance["n"] == 3 and s.chance["seat"] == 0
+    assert s.chance.kind.value == "dice" and s.chance.n == 3 and s.chance.seat == 0
     force(s, [1])
     assert s.cars[0].max_speed == 130
     assert s.cars[0].square == sq(g, 2, 1)
@@ -904,8 +904,8 @@ def test_skid_into_a_car_you_1_die_it_2_you_stay():
     draw_hazard(s, "Skid")
     rolls = []
     for _ in range(2):
-        assert s.chance["kind"] == "dice"
-        rolls.append((s.chance["seat"], s.chance["n"]))
+        assert s.chance.kind.value == "dice"
+        rolls.append((s.chance.seat, s.chance.n))
         force(s, [1])
     assert sorted(rolls) == [(0, 1), (1, 2)]
     assert s.cars[0].square == sq(g, 1, 1)
@@ -1074,7 +1074,7 @@ def test_fire_extinguisher_cancels_a_turbo_explosions_damage(use):
         assert not s.is_chance_node() and car.spent == [gi]
         assert s.decision_kind() is DecisionKind.STEP
     else:
-        assert s.chance["kind"] == "dice" and s.chance["n"] == 2 and car.gadgets == [gi]
+        assert s.chance.kind.value == "dice" and s.chance.n == 2 and car.gadgets == [gi]
         force(s, [2])
         assert car.max_speed == 120
     assert car.speed == 90
@@ -1096,7 +1096,7 @@ def test_gadget_draw_is_uniform_over_the_unordered_top():
     g, b = setup(speed=10)
     s = into_pit(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
-    assert s.chance["kind"] == "gadget"
+    assert s.chance.kind.value == "gadget"
     assert_dist(s, {i: Fraction(1, 10) for i in range(10)})
     force(s, [3])
     assert_dist(s, {i: Fraction(1, 9) for i in range(10) if i != 3})
@@ -1119,7 +1119,7 @@ def test_gadget_bottom_queue_used_only_when_the_top_is_empty():
     assert b.to_dict()["gadget_top"] == [4]
     s = into_pit(g, b)
     act(s, A(K.SHOP, ShopItem.GADGET))
-    assert s.chance["kind"] == "gadget"
+    assert s.chance.kind.value == "gadget"
     assert_dist(s, {4: 1})
     force(s, [4])
     assert not s.is_chance_node()  # the top is empty: the queue's first card, no chance

@@ -247,9 +247,9 @@ def test_curve_entry_draws_one_hazard_card_per_10_mph_over_the_rating():
     act(s, step(FRONT))
     assert s.cars[0].square == entry
     close, panic = hazard_index(g, "Close Call"), hazard_index(g, "Panic Attack")
-    assert s.chance is not None and s.chance["kind"] == "hazard" and s.chance["seat"] == 0
+    assert s.chance is not None and s.chance.kind.value == "hazard" and s.chance.seat == 0
     force(s, [close])
-    assert s.chance is not None and s.chance["kind"] == "hazard" and s.chance["seat"] == 0
+    assert s.chance is not None and s.chance.kind.value == "hazard" and s.chance.seat == 0
     force(s, [panic])
     assert s.chance is None
     assert step_decider(s) == 0
@@ -284,7 +284,7 @@ def test_moving_one_lane_inward_in_a_curve_faster_than_the_new_rating_draws_one_
     act(s, step(FRONT_LEFT))
     assert s.cars[0].square == dest
     close = hazard_index(g, "Close Call")
-    assert s.chance is not None and s.chance["kind"] == "hazard"
+    assert s.chance is not None and s.chance.kind.value == "hazard"
     force(s, [close])
     assert s.chance is None and step_decider(s) == 0
     assert sum(s.hazard_discard) == 1
@@ -322,7 +322,7 @@ def test_accelerating_on_a_curve_square_above_its_rating_draws_one_card_per_10_m
     close, panic = hazard_index(g, "Close Call"), hazard_index(g, "Panic Attack")
     for card in (close, panic)[:cards]:
         # drawn before moving
-        assert s.chance is not None and s.chance["kind"] == "hazard"
+        assert s.chance is not None and s.chance.kind.value == "hazard"
         assert s.cars[0].square == here
         force(s, [card])
     assert s.chance is None and step_decider(s) == 0
@@ -374,7 +374,7 @@ def test_inward_move_in_a_curve_is_judged_by_the_new_squares_own_rating():
     start_move(s)
     act(s, step(FRONT_LEFT))
     assert s.cars[0].square == to_early
-    assert s.chance is not None and s.chance["kind"] == "hazard"
+    assert s.chance is not None and s.chance.kind.value == "hazard"
 
 
 # ---------------------------------------------------------------------------- chips on the track
@@ -390,8 +390,8 @@ def test_tacks_chip_rolls_one_damage_die_and_goes_back_to_the_supply():
     act(s, step(FRONT))
     assert sq not in s.track_chips
     assert s.supply == [supply[0] + 1, supply[1], supply[2]]
-    assert s.chance is not None and s.chance["kind"] == "dice"
-    assert s.chance["n"] == 1 and s.chance["seat"] == 0
+    assert s.chance is not None and s.chance.kind.value == "dice"
+    assert s.chance.n == 1 and s.chance.seat == 0
     force(s, [1])
     assert s.cars[0].max_speed == 130
     assert s.chance is None and step_decider(s) == 0
@@ -409,7 +409,7 @@ def test_oil_chip_draws_one_hazard_card_and_goes_back_to_the_supply():
     act(s, step(FRONT))
     assert sq not in s.track_chips
     assert s.supply == [supply[0], supply[1] + 1, supply[2]]
-    assert s.chance is not None and s.chance["kind"] == "hazard" and s.chance["seat"] == 0
+    assert s.chance is not None and s.chance.kind.value == "hazard" and s.chance.seat == 0
     force(s, [hazard_index(g, "Close Call")])
     assert s.chance is None and step_decider(s) == 0
     assert sum(s.hazard_discard) == 1
@@ -572,7 +572,7 @@ def test_car_out_of_the_race_stays_as_an_obstacle_and_never_decides_again():
     s = b.build()
     start_move(s, seat=1)
     act(s, step(FRONT))
-    assert s.chance["kind"] == "dice" and s.chance["seat"] == 1
+    assert s.chance.kind.value == "dice" and s.chance.seat == 1
     force(s, [2])  # max speed 20 -> 0 with a step still to go
     car = s.cars[1]
     assert car.out and car.max_speed == 0 and car.speed == 0

@@ -72,7 +72,7 @@ def setup(n: int = 2, **overrides: object) -> tuple[Game, PositionBuilder]:
 def chance(s: State) -> tuple[str, int, int | None]:
     """(kind, seat, dice) of the pending chance event."""
     assert s.chance is not None, f"expected a chance event, decision is {s.decision}"
-    return s.chance["kind"], s.chance["seat"], s.chance.get("n")
+    return s.chance.kind.value, s.chance.seat, s.chance.n if s.chance.n >= 0 else None
 
 
 def decision(s: State) -> tuple[DecisionKind | None, tuple[int, ...]]:

@@ -687,13 +687,13 @@ def move_hidden_launch(state: State, viewer: int, rng: np.random.Generator) -> S
     t = state.clone()
     if t.chance_kind() is not ChanceKind.LAUNCH_NOISE:
         return t
-    pending = [("chance", t.chance["seat"])] + [
+    pending = [("chance", t.chance.seat)] + [
         ("task", i) for i, task in enumerate(t.tasks) if task[0] == "launch"
     ]
     others = [
         (where, i)
         for where, i in pending
-        if (t.chance["seat"] if where == "chance" else t.tasks[i][1]) != viewer
+        if (t.chance.seat if where == "chance" else t.tasks[i][1]) != viewer
     ]
     if not others:
         return t

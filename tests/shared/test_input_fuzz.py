@@ -904,7 +904,7 @@ def chance_state(name: str, kinds: tuple[str, ...]) -> Any:
         for _ in range(300):
             if s.is_terminal():
                 break
-            if s.is_chance_node() and s.chance["kind"] in kinds:
+            if s.is_chance_node() and s.chance.kind.value in kinds:
                 return s
             random_step(s, rng)
     raise AssertionError(f"no {kinds} chance event in 20 games")

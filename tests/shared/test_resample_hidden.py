@@ -210,10 +210,10 @@ def _effect(name: str) -> Any:
 # ---------------------------------------------------------------------- Lazer Ryderz
 def _aims(s: RyderzState) -> list[Any]:
     out = [list(t[1:]) for t in s.tasks if t[0] == "launch"]
-    if s.chance is not None and "x" in s.chance:
-        out.append([s.chance["seat"], s.chance["x"]])
-    if s.chance is not None and "spots" in s.chance:
-        out += s.chance["spots"]
+    if s.chance is not None and s.chance.x is not None:
+        out.append([s.chance.seat, s.chance.x])
+    if s.chance is not None and s.chance.spots:
+        out += [list(spot) for spot in s.chance.spots]
     return out
 
 

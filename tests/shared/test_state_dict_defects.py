@@ -69,7 +69,7 @@ def test_lunatix_speed_off_the_rules_step() -> None:
 def test_lunatix_dice_count_beyond_any_roll() -> None:
     # was: chance.n = 2000 accepted; chance_outcomes() then took seconds (quadratic) and
     # every probability underflowed to 0.0
-    s = reach("lunatix", 2, lambda s: s.chance is not None and s.chance["kind"] == "dice")
+    s = reach("lunatix", 2, lambda s: s.chance is not None and s.chance.kind.value == "dice")
     refused(s, lambda d: d["chance"].__setitem__("n", 2000), r"chance.n: 2000 is outside")
 
 
@@ -108,7 +108,7 @@ def test_lunatix_progress_lies_on_the_cars_square() -> None:
 # ------------------------------------------------------------------ Lazer Ryderz
 def test_ryderz_die_roll_outside_the_rollers_turn() -> None:
     # was: accepted, then TypeError in _c_die
-    s = reach("ryderz", 2, lambda s: s.chance is not None and s.chance["kind"] == "die")
+    s = reach("ryderz", 2, lambda s: s.chance is not None and s.chance.kind.value == "die")
     refused(s, lambda d: d.__setitem__("turn", None), "chance.seat: the curve die")
 
 
@@ -262,6 +262,8 @@ def test_ryderz_power_and_bonus_decisions_need_their_conditions() -> None:
 def test_lunatix_hazard_batches_match_their_pending_tasks() -> None:
     # was: batches emptied while an apply_hazards task was pending: accepted, then IndexError
     # at that task (found by the CI-sized state fuzz)
-    s = reach("lunatix", 2, lambda s: s.chance is not None and s.chance["kind"] == "hazard", seed=0)
+    s = reach(
+        "lunatix", 2, lambda s: s.chance is not None and s.chance.kind.value == "hazard", seed=0
+    )
     refused(s, lambda d: d.__setitem__("batches", []), "batches")
     refused(s, lambda d: d["batches"].append([]), "hazard batches for")
