@@ -37,7 +37,6 @@ import numpy as np
 from ryderz_env.raycast import GRAZE, cast, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
-from ryderz_env.rules.geometry import arc_segments
 from ryderz_env.rules.records import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
@@ -46,6 +45,20 @@ CHARACTERS = tuple(Character)
 LAUNCH = PieceKind.LAUNCH
 #: chord sagitta of the centrelines the rays see (inches)
 RAY_SAGITTA = 0.02
+#: the most chords of one curve's centreline the rays see (a curve of an absurd radius in a
+#: pieces file stays a few hundred chords)
+MAX_RAY_CHORDS = 256
+
+
+def _ray_chords(angle: float, radius: float) -> int:
+    """Chords of a curve's centreline for the rays: none more than :data:`RAY_SAGITTA` inside
+    the arc (``geometry.arc_segments``), at most :data:`MAX_RAY_CHORDS`."""
+    if RAY_SAGITTA >= radius:
+        return max(1, math.ceil(angle / (math.pi / 2)))
+    n = math.ceil(angle / (2.0 * math.acos(1.0 - RAY_SAGITTA / radius)))
+    return max(1, min(n, MAX_RAY_CHORDS))
+
+
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (all forgotten when it is full)
 LAZER_CACHE = 512
 #: how far ahead of its seat's Launch Point frame (inches) an observer with no head casts its
@@ -183,9 +196,7 @@ class VectorEncoder:
         lp_half = max(0.0, self.lp_width / 2.0 - lp_r)
         local = {
             key: (
-                shape.centreline(
-                    1 if shape.side == 0 else arc_segments(shape.angle, shape.radius, RAY_SAGITTA)
-                ),
+                shape.centreline(1 if shape.side == 0 else _ray_chords(shape.angle, shape.radius)),
                 self.half_width,
             )
             for key, shape in game.shapes.items()

@@ -691,10 +691,15 @@ def check_event_infos(
         assert steps < max_steps, f"the AEC game did not end in {max_steps} steps"
         env.step(random_env_action(env, obs, rng))
         steps += 1
-    bots = _session(env).bots  # never selected but at the end: the parallel env checks them
+    bots = _session(env).bots  # read only at the end: since the bot last acted
     for seat, a in enumerate(env.possible_agents):
+        want = expected(env, seat)
         if seat not in bots:
-            same("aec", got[a], expected(env, seat), a)
+            same("aec", got[a], want, a)
+        else:
+            assert len(got[a]) < len(want) and want[len(want) - len(got[a]) :] == got[a], (
+                f"aec: bot seat {a}'s last infos events are not what followed its last action"
+            )
 
     env = parallel_fn(events=True)
     obs, infos = env.reset(seed=seed)

@@ -300,6 +300,9 @@ class GameSession:
         self.events_on = False
         #: per seat, the events it may see since it last acted (while ``events_on``)
         self._events: list[list[Event]] = [[] for _ in range(self.n)]
+        #: True: every seat's events are those of the last step (the parallel API), not
+        #: those since the seat last acted (a bot seat's are not cleared when it acts)
+        self.events_by_step = False
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None) -> None:
@@ -467,11 +470,11 @@ class GameSession:
                 f"{[f'player_{p}' for p in deciders]}"
             )
         action = self._checked(seat, action)
+        if self.events_on:  # the seat has acted (legally, or ending the game: penalty)
+            self._events[seat] = []
         if action is None:
             return
         self.buffer[seat] = action
-        if self.events_on:
-            self._events[seat] = []
         if len(deciders) == 1:  # ``seat`` was the last one to choose
             self._apply_buffer()
 
@@ -488,6 +491,8 @@ class GameSession:
         for seat in deciders:  # check every action before buffering any
             checked = self._checked(seat, actions[seat])
             if checked is None:
+                if self.events_on:  # a step that ended the game (penalty): no events
+                    self._events = [[] for _ in range(self.n)]
                 return
             chosen[seat] = checked
         self.buffer.update(chosen)
@@ -576,7 +581,8 @@ class GameSession:
                     continue
                 if p in bots:  # sees the state without the buffered choices of others
                     forced[p] = self._bot_action(p)
-                    if self.events_on:
+                    if self.events_on and not self.events_by_step:
+                        self._deliver_events()  # what happened before the bot acted, then none
                         self._events[p] = []
                     continue
                 if not self.auto_play:

@@ -35,6 +35,7 @@ class TabletopParallelEnv(EnvCommon, ParallelEnv):  # type: ignore[misc]  # Pett
         mask_in: str = "observation",
     ) -> None:
         self._setup(adapter, render_mode, on_illegal, auto_play, mask_in)
+        self.session.events_by_step = True  # infos hold the events of each step
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None

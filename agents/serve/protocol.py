@@ -242,7 +242,10 @@ class Service:
             return False
         if name == "move":
             bot = req.get("bot")
-            return isinstance(bot, str) and not bot.startswith("mcts")
+            try:
+                return not isinstance(bot, str) or specs.parse(bot).kind != "mcts"
+            except specs.BotSpecError:  # refused at once
+                return True
         return True
 
     def handle(self, req: Any, cmd: str | None = None) -> dict[str, Any]:

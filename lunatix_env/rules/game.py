@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from lunatix_env.rules.actions import Action, ActionCodec
 from lunatix_env.rules.config import (
     MAX_DICE,
+    MAX_HAZARD_CARDS_PER_CHECK,
     GadgetEffect,
     RulesConfig,
     decks_from_data,
@@ -76,6 +77,19 @@ class Game(GameBase):
             if draws > hazards:
                 raise ConfigError(
                     f"{name} draws {draws} hazard cards at once; at most the deck's {hazards}"
+                )
+        per = rules.mph_per_hazard_card
+        gains = [
+            *(c.amount for c in self.decks.turbo),
+            *(c.amount for c in self.decks.gadgets if c.effect is GadgetEffect.ROCKET),
+            *(a for c in self.decks.gadgets if c.effect is GadgetEffect.CHARGER for a in c.amounts),
+        ]
+        for gain in gains:  # a gain taken in a curve draws ceil(gain / per) hazard cards
+            if -(-gain // per) > MAX_HAZARD_CARDS_PER_CHECK:
+                raise ConfigError(
+                    f"a speed gain of {gain} mph (a turbo card, Rocket or Charger) would draw "
+                    f"{-(-gain // per)} hazard cards in a curve; at most "
+                    f"{MAX_HAZARD_CARDS_PER_CHECK} ({MAX_HAZARD_CARDS_PER_CHECK * per} mph)"
                 )
         if min(rules.brake_amounts, default=math.inf) > self.speed_step:
             # (a moving car may play Brake, then must choose an amount it can brake by)

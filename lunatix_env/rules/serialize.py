@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lunatix_env.rules.actions import ActionKind
+from lunatix_env.rules.config import MAX_HAZARD_CARDS_PER_CHECK, MAX_SQUARES_PER_TURN
 from lunatix_env.rules.records import (
     DECISION_CONTEXT,
     PIT,
@@ -221,7 +222,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if not isinstance(batches, list):
         raise _err("batches", "expected a list")
     s.batches = [_ints(b, f"batches[{i}]", None, 0, nh - 1) for i, b in enumerate(batches)]
-    s.tasks = _tasks(_get(data, "tasks", ""), n)
+    s.tasks = _tasks(_get(data, "tasks", ""), n, _task_bounds(game))
     s.decision = _decision(game, _get(data, "decision", ""))
     s.chance = _chance(game, _get(data, "chance", ""))
     s.turn = _turn(game, _get(data, "turn", ""))
@@ -340,7 +341,9 @@ def _check_decision_phase(s: State) -> None:
         raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car in the pit")
 
 
-def _tasks(v: Any, n: int) -> list[tuple[Any, ...]]:
+def _tasks(
+    v: Any, n: int, bounds: Mapping[str, tuple[tuple[int, int], ...]]
+) -> list[tuple[Any, ...]]:
     if not isinstance(v, list):
         raise _err("tasks", "expected a list")
     out = []
@@ -352,8 +355,33 @@ def _tasks(v: Any, n: int) -> list[tuple[Any, ...]]:
         args = _ints(t[1:], f"tasks[{i}]")
         if args and not 0 <= args[0] < n:
             raise _err(f"tasks[{i}]", f"task {t[0]!r} names seat {args[0]}, not 0..{n - 1}")
+        for j, (lo, hi) in enumerate(bounds.get(t[0], ()), start=2):
+            if not lo <= args[j - 1] <= hi:
+                raise _err(
+                    f"tasks[{i}][{j}]",
+                    f"task {t[0]!r} takes {lo}..{hi} here, got {args[j - 1]} (a count or "
+                    "amount beyond what the rules can make would run for hours)",
+                )
         out.append((t[0], *args))
     return out
+
+
+def _task_bounds(game: Game) -> dict[str, tuple[tuple[int, int], ...]]:
+    """The range of each task's arguments after the seat (what the rules can push)."""
+    r, d = game.rules, game.decks
+    top = MAX_SQUARES_PER_TURN * r.speed_per_square
+    where = (TRACK, PIT)
+    return {
+        "curve_accel": ((0, top),),
+        "set_speed": ((0, top),),
+        "chip": ((0, game.track.num_squares - 1),),
+        "hazards": ((0, MAX_HAZARD_CARDS_PER_CHECK), where),
+        "apply_hazards": (where,),
+        "skid": (where,),
+        "damage": ((0, game.max_dice),),
+        "turbo_apply": ((0, len(d.turbo) - 1),),
+        "shop": ((0, r.pit.points),),
+    }
 
 
 _SIMULTANEOUS = tuple(k.value for k in SIMULTANEOUS)

@@ -181,17 +181,19 @@ class Game(GameBase):
         the same polygon up to the rounding of the placement (~1e-14 in; the obstacles are
         grown 1e-9 in more than the clearance, ``geometry.inflate``)."""
         cache = self.nudge_obstacles
-        new = [el for el in els if el not in cache]
-        if new:
-            if len(cache) + len(new) > NUDGE_CACHE:
-                cache.clear()
-                new = els
-            for el in new:
+        out = []
+        for el in els:  # read once per element: another thread may clear the cache meanwhile
+            grown = cache.get(el)
+            if grown is None:
                 local = self.nudge_outline((el.kind, el.gear, el.side))
-                cache[el] = (
+                grown = (
                     polygon(to_world(local, el.pose)) if local is not None else self._grow(el.poly)
                 )
-        return [cache[el] for el in els]
+                if len(cache) >= NUDGE_CACHE:
+                    cache.clear()
+                cache[el] = grown
+            out.append(grown)
+        return out
 
     def nudge_outline(self, key: ShapeKey) -> np.ndarray | None:
         """The outline ((N, 2), not closed) of the Nudge obstacle of shape ``key`` in the

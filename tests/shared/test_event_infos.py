@@ -9,6 +9,7 @@ import warnings
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tabletop import conformance as kit
@@ -107,3 +108,22 @@ def test_an_agent_that_chooses_first_sees_the_outcome_once_the_last_one_has() ->
     kinds = [e.kind.value for e in env.infos[first]["events"]]
     assert kinds.count("chips") == 2
     assert kinds == [e.kind.value for e in env.infos[second]["events"]]
+
+
+def test_a_step_that_ends_the_game_by_penalty_repeats_no_events() -> None:
+    """``on_illegal="penalty"`` ends the game without resolving anything: the last step's
+    infos hold no events (they repeated the step before's), in both multi-agent APIs."""
+    entry = registry.get("lunatix")
+    par = entry.parallel_env(num_players=2, events=True, on_illegal="penalty")
+    obs, infos = par.reset(seed=0)
+    assert infos["player_0"]["events"]  # the setup's events
+    illegal = int(np.flatnonzero(obs["player_0"]["action_mask"] == 0)[-1])
+    _, _, terms, _, infos = par.step({"player_0": illegal, "player_1": 0})
+    assert all(terms.values())
+    assert all(info["events"] == [] for info in infos.values())
+    aec = entry.aec_env(num_players=2, events=True, on_illegal="penalty")
+    aec.reset(seed=0)
+    agent = aec.agent_selection
+    assert aec.infos[agent]["events"]
+    aec.step(int(np.flatnonzero(aec.last()[0]["action_mask"] == 0)[-1]))
+    assert aec.infos[agent]["events"] == []  # it acted: what it saw before is gone

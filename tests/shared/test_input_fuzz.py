@@ -53,6 +53,9 @@ SOAK = int(os.environ.get("TABLETOP_SOAK_GAMES", "300"))
 GAMES = ("lunatix", "ryderz")
 #: the shipped pieces file's data (a record may carry pieces by value)
 SHIPPED_PIECES = load_yaml(shipped_configs("ryderz") / "pieces.yaml")
+#: the shipped decks with a turbo card of ten million mph (by value, as a record may carry)
+HUGE_TURBO_DECKS = load_yaml(shipped_configs("lunatix") / "decks.yaml")
+HUGE_TURBO_DECKS["turbo"][1] = {**HUGE_TURBO_DECKS["turbo"][1], "amount": 10**7}
 #: every typed error of ``tabletop.errors`` (SeatError and ResetNeededError are subclasses)
 TYPED = (IllegalActionError, InvalidStateError, ConfigError)
 assert issubclass(SeatError, IllegalActionError) and issubclass(ResetNeededError, TYPED)
@@ -1207,6 +1210,7 @@ def test_ryderz_seat_off_the_table_without_a_pending_placement_is_refused() -> N
         ("ryderz", ("launch_search_step",), 1e-9, "launch_search_step 1e-09 cuts"),
         ("ryderz", ("joint_tolerance",), 1e300, "joint_tolerance <= 0.01"),
         ("ryderz", ("pieces",), {**SHIPPED_PIECES, "arc_max_sagitta": 1e-12}, "chords"),
+        ("lunatix", ("decks",), HUGE_TURBO_DECKS, "a speed gain of 10000000 mph"),
     ],
     ids=repr,
 )
@@ -1223,7 +1227,8 @@ def test_record_configs_that_exhausted_memory_or_hung_are_config_errors(
     radius of 2**63 failed in ``disc_coords`` (ZeroDivisionError), 1e9 made a disc of ~10**5
     vertices measured at every scoring step; a Launch Point search step of 1e-9 scanned the
     edge for hours, a joint tolerance of 1e300 made every contact a joint, and pieces by value
-    with an ``arc_max_sagitta`` of 1e-12 made outlines of millions of vertices."""
+    with an ``arc_max_sagitta`` of 1e-12 made outlines of millions of vertices; a turbo card
+    of ten million mph taken in a curve pushed a million hazard draws."""
     record = json.loads(real_records(name)[0])
     parent = record["config"]
     for k in path[:-1]:

@@ -380,6 +380,8 @@ def test_quick_commands_are_told_from_searches_and_drawings() -> None:
     }
     assert all(Service.quick(body, name.split()[0]) for name, body in quick.items())
     assert not any(Service.quick(body, name.split()[0]) for name, body in slow.items())
+    assert not Service.quick({"bot": " mcts:ms=2000"}, "move")  # a spec as the parser reads it
+    assert Service.quick({"bot": "no such bot"}, "move")  # refused at once
     assert Service.quick({"cmd": "move", "bot": "random"})  # the command from the body
     assert not Service.quick({"cmd": "render"})
 

@@ -267,3 +267,29 @@ def test_lunatix_hazard_batches_match_their_pending_tasks() -> None:
     )
     refused(s, lambda d: d.__setitem__("batches", []), "batches")
     refused(s, lambda d: d["batches"].append([]), "hazard batches for")
+
+
+@pytest.mark.parametrize(
+    "task,index",
+    [
+        (["hazards", 0, 10**6, 0], 2),  # a million draws pushed by one apply
+        (["damage", 0, 2000], 2),  # a roll's distribution grows with dice^2: hours
+        (["curve_accel", 0, 10**9], 2),
+        (["hazards", 0, 1, 7], 3),  # neither the track nor the pit
+        (["turbo_apply", 0, 99], 2),
+        (["shop", 0, -1], 2),
+    ],
+    ids=repr,
+)
+def test_lunatix_task_arguments_beyond_what_the_rules_make_are_refused(
+    task: list[Any], index: int
+) -> None:
+    """Only the seat of a task was checked: counts and amounts were taken as given (one
+    ``apply`` of a position with ``["hazards", 0, 10**6, 0]`` pushed a million tasks)."""
+    g = registry.get("lunatix").game(num_players=2)
+    d = g.new_initial_state(0).to_dict()
+    d["tasks"].insert(0, task)
+    with pytest.raises(InvalidStateError, match=rf"tasks\[0\]\[{index}\]"):
+        g.state_from_dict(d)
+    d["tasks"][0] = ["hazards", 0, 2, 0]  # what the rules push: accepted
+    g.state_from_dict(d)
