@@ -37,6 +37,7 @@ import numpy as np
 from ryderz_env.raycast import GRAZE, cast, directions, extend, finish, place
 from ryderz_env.rules import Element, Game, Pose, State
 from ryderz_env.rules.config import Character, PieceKind
+from ryderz_env.rules.geometry import arc_chords
 from ryderz_env.rules.records import DecisionKind
 
 DECISIONS = (None, *DecisionKind)
@@ -52,11 +53,8 @@ MAX_RAY_CHORDS = 256
 
 def _ray_chords(angle: float, radius: float) -> int:
     """Chords of a curve's centreline for the rays: none more than :data:`RAY_SAGITTA` inside
-    the arc (``geometry.arc_segments``), at most :data:`MAX_RAY_CHORDS`."""
-    if RAY_SAGITTA >= radius:
-        return max(1, math.ceil(angle / (math.pi / 2)))
-    n = math.ceil(angle / (2.0 * math.acos(1.0 - RAY_SAGITTA / radius)))
-    return max(1, min(n, MAX_RAY_CHORDS))
+    the arc, at most :data:`MAX_RAY_CHORDS`."""
+    return min(arc_chords(angle, radius, RAY_SAGITTA), MAX_RAY_CHORDS)
 
 
 #: Lazers whose joined capsule tables ``VectorEncoder`` keeps (all forgotten when it is full)

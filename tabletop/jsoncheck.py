@@ -4,7 +4,7 @@ value and says what was expected (``InvalidStateError``)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -215,3 +215,14 @@ def check_deciders(state: Any) -> None:
                 "decision",
                 f"seat {p} has no legal action at this {state.decision.kind.value!r} decision",
             )
+
+
+def as_sequence(v: Any) -> list[Any] | None:
+    """``v`` as a list when it is a list, a tuple or another iterable that is no string or
+    mapping (what builders accept for a list of things), else None."""
+    if not isinstance(v, str | bytes | Mapping) and isinstance(v, Iterable):
+        try:
+            return list(v)
+        except TypeError:  # (a 0-d array is Iterable but refuses to iterate)
+            return None
+    return None

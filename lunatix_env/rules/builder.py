@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lunatix_env.rules.actions import CHIP_NAMES
 from lunatix_env.rules.records import ChanceKind, DecisionKind
 from tabletop.errors import InvalidStateError
+from tabletop.jsoncheck import as_sequence
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
@@ -330,12 +331,10 @@ class PositionBuilder:
 
 def _listed(v: Any, where: str, what: str) -> list[Any]:
     """``v`` (a list, a tuple or another iterable that is no string or mapping) as a list."""
-    if not isinstance(v, str | bytes | Mapping) and isinstance(v, Iterable):
-        try:
-            return list(v)
-        except TypeError:  # (a 0-d array is Iterable but refuses to iterate)
-            pass
-    raise _bad(where, f"expected {what} (a list), got {v!r}")
+    items = as_sequence(v)
+    if items is None:
+        raise _bad(where, f"expected {what} (a list), got {v!r}")
+    return items
 
 
 def _in(v: Any, lo: int, hi: int | None, where: str) -> int:

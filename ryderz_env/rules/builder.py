@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ryderz_env.rules.actions import Action
@@ -37,6 +37,7 @@ from ryderz_env.rules.geometry import Element, Pose, make_element
 from ryderz_env.rules.records import ChanceKind, DecisionKind, Prizm
 from ryderz_env.rules.serialize import element_to_dict
 from tabletop.errors import InvalidStateError
+from tabletop.jsoncheck import as_sequence
 
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
@@ -257,12 +258,10 @@ def _finite(v: Any) -> bool:
 
 def _listed(v: Any, where: str, what: str) -> list[Any]:
     """``v`` (a list, a tuple or another iterable that is no string or mapping) as a list."""
-    if not isinstance(v, str | bytes | Mapping) and isinstance(v, Iterable):
-        try:
-            return list(v)
-        except TypeError:  # (a 0-d array is Iterable but refuses to iterate)
-            pass
-    raise _bad(where, f"expected {what} (a list), got {v!r}")
+    items = as_sequence(v)
+    if items is None:
+        raise _bad(where, f"expected {what} (a list), got {v!r}")
+    return items
 
 
 def _first_turn(game: Game, mover: int, seed: int | None) -> State:

@@ -96,12 +96,17 @@ def to_world(local: np.ndarray, pose: Pose) -> np.ndarray:
 MAX_ARC_SEGMENTS = 2048
 
 
-def arc_segments(angle: float, radius: float, sagitta: float) -> int:
-    """Chords needed so that none lies more than ``sagitta`` inside an arc; a
-    ``ConfigError`` beyond :data:`MAX_ARC_SEGMENTS`."""
+def arc_chords(angle: float, radius: float, sagitta: float) -> int:
+    """Chords needed so that none lies more than ``sagitta`` inside an arc (unbounded)."""
     if sagitta >= radius:
         return max(1, math.ceil(angle / (math.pi / 2)))
-    n = max(1, math.ceil(angle / (2.0 * math.acos(1.0 - sagitta / radius))))
+    return max(1, math.ceil(angle / (2.0 * math.acos(1.0 - sagitta / radius))))
+
+
+def arc_segments(angle: float, radius: float, sagitta: float) -> int:
+    """:func:`arc_chords` for the shapes of a game; a ``ConfigError`` beyond
+    :data:`MAX_ARC_SEGMENTS`."""
+    n = arc_chords(angle, radius, sagitta)
     if n > MAX_ARC_SEGMENTS:
         raise ConfigError(
             f"arc_max_sagitta {sagitta:g} makes an arc of radius {radius:g} need {n} chords "
