@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from json_mutation import change_one, leaves
 from random_play import random_step, sampled_states
 
 from tabletop import registry
@@ -761,16 +762,6 @@ RECORD_VALUES = (
 )
 
 
-def leaves(v: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path into JSON data (objects and lists)."""
-    out = []
-    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-    for k, x in items:
-        out.append((*prefix, k))
-        out += leaves(x, (*prefix, k))
-    return out
-
-
 def mutate_record(data: dict[str, Any], draw: Any) -> dict[str, Any]:
     """One to three changes: an event removed, repeated, swapped, changed, or the events cut
     off; a field of the config, the snapshots or the top replaced, removed or grown."""
@@ -803,25 +794,8 @@ def mutate_record(data: dict[str, Any], draw: Any) -> dict[str, Any]:
         paths = leaves(root)
         if not paths:
             continue
-        path = paths[draw(st.integers(0, len(paths) - 1))]
-        parent: Any = root
-        try:
-            for k in path[:-1]:
-                parent = parent[k]
-            old = parent[path[-1]]
-        except (KeyError, IndexError, TypeError):
-            continue
-        if not isinstance(parent, dict | list):
-            continue
-        how = draw(st.sampled_from(("value", "value", "nudge", "remove", "grow")))
-        if how == "nudge" and isinstance(old, int | float) and not isinstance(old, bool):
-            parent[path[-1]] = old + draw(st.sampled_from((-2, -1, 1, 2, 0.25)))
-        elif how == "remove" and isinstance(parent, dict):
-            del parent[path[-1]]
-        elif how == "grow" and isinstance(old, list):
-            old.append(copy.deepcopy(old[0]) if old else 0)
-        else:
-            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(RECORD_VALUES)))
+        nudge = st.sampled_from((-2, -1, 1, 2, 0.25))
+        change_one(root, paths, draw, RECORD_VALUES, nudge, (int, float))
     return d
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from json_mutation import change_one, leaves
 from random_play import random_step, sampled_states
 
 from tabletop import registry
@@ -69,39 +70,11 @@ def base_states(name: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def leaves(v: Any, prefix: tuple = ()) -> list[tuple]:
-    """Every path into JSON data (objects and lists)."""
-    out = []
-    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-    for k, x in items:
-        out.append((*prefix, k))
-        out += leaves(x, (*prefix, k))
-    return out
-
-
 def mutate(data: dict, draw: Any) -> dict:
     d = copy.deepcopy(data)
     paths = leaves(d)
     for _ in range(draw(st.integers(1, 3))):
-        path = paths[draw(st.integers(0, len(paths) - 1))]
-        parent: Any = d
-        try:
-            for k in path[:-1]:
-                parent = parent[k]
-            old = parent[path[-1]]
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier change removed or replaced it
-        if not isinstance(parent, dict | list):
-            continue  # (a string put there by an earlier change)
-        how = draw(st.sampled_from(("value", "value", "nudge", "remove", "grow")))
-        if how == "nudge" and isinstance(old, int) and not isinstance(old, bool):
-            parent[path[-1]] = old + draw(st.integers(-3, 3))
-        elif how == "remove" and isinstance(parent, dict):
-            del parent[path[-1]]
-        elif how == "grow" and isinstance(old, list):
-            old.append(copy.deepcopy(old[0]) if old else 0)
-        else:
-            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(VALUES)))
+        change_one(d, paths, draw, VALUES, st.integers(-3, 3), int)
     return d
 
 
