@@ -562,7 +562,7 @@ class RyderzHeuristic:
         if state.is_terminal():
             return self._prospect(state, seat)
         ck = state.chance_kind()
-        if ck is ChanceKind.DIE and state.turn is not None and state.turn["id"] == turn_id:
+        if ck is ChanceKind.DIE and state.turn is not None and state.turn.id == turn_id:
             gear = state.players[seat].gear
             groups: dict[int, tuple[int, float]] = {}
             for face, prob in state.chance_outcomes():
@@ -588,7 +588,7 @@ class RyderzHeuristic:
     def _after(self, state: State, seat: int, action: Action) -> float:
         """The prospect of ``action`` (POWER, BONUS, SHARK): applied on a clone, then the
         rest of the turn (the best move where one follows)."""
-        turn_id = state.turn["id"] if state.turn is not None else -1
+        turn_id = state.turn.id if state.turn is not None else -1
         c = state.clone()
         c.apply_action(action)
         while (
@@ -605,7 +605,7 @@ class RyderzHeuristic:
 
     def _best_move(self, state: State, seat: int, legal: list[Action]) -> tuple[Action, float]:
         """The shift-and-move action with the best expected prospect, and that prospect."""
-        turn_id = state.turn["id"] if state.turn is not None else -1
+        turn_id = state.turn.id if state.turn is not None else -1
         best_a, best_v = legal[0], -math.inf
         for a in legal:
             c = state.clone()

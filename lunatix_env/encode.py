@@ -25,7 +25,7 @@ import numpy as np
 
 from lunatix_env.rules import Game, State
 from lunatix_env.rules.config import HazardEffect
-from lunatix_env.rules.records import Car, DecisionKind, laps_done
+from lunatix_env.rules.records import Car, DecisionKind, RamCard, laps_done
 from tabletop.errors import ConfigError
 
 DECISIONS = tuple(DecisionKind)
@@ -276,8 +276,8 @@ class ObservationEncoder:
 
         turn = state.turn
         if turn is not None:
-            turn_seat = turn["seat"]
-            steps = turn["steps"]
+            turn_seat = turn.seat
+            steps = turn.steps
             parts.append(
                 self._turn_struct.pack(
                     float(turn_seat == seat),
@@ -285,11 +285,11 @@ class ObservationEncoder:
                     max(
                         0.0, min(1.0, (cars[turn_seat].speed // r.speed_per_square - steps) / 20.0)
                     ),
-                    float(turn["ram"] == 1),
-                    turn["drops"] / 2.0,
-                    (turn["drop_kind"] + 1) / 3.0,
-                    float(turn["ignore_max"]),
-                    float(turn["rocket"]),
+                    float(turn.ram is RamCard.READY),
+                    turn.drops / 2.0,
+                    (turn.drop_kind + 1) / 3.0,
+                    float(turn.ignore_max),
+                    float(turn.rocket),
                 )
             )
         else:

@@ -400,7 +400,7 @@ class VectorEncoder:
         for k, s in enumerate(state.order):
             out[i + (s - seat) % n] = (k + 1) / n
         if state.turn is not None:
-            out[i + n + (state.turn["seat"] - seat) % n] = 1.0
+            out[i + n + (state.turn.seat - seat) % n] = 1.0
         out[i + 2 * n + (state.marker - seat) % n] = 1.0
         i += 3 * n
         fr = self.frame(state, seat)

@@ -21,6 +21,7 @@ from tabletop.config import from_mapping, load_yaml, to_mapping
 from tabletop.errors import ConfigError, IllegalActionError, SeatError
 from tabletop.events import Event, EventKind, from_records
 from tabletop.protocol import GameOutcome
+from tabletop.staterecord import StateRecord
 
 #: the value a rules config holds for a file carried by value (its content is in
 #: ``Game.file_data``)
@@ -261,8 +262,8 @@ class MachineQueries:
     tasks: list[tuple[Any, ...]]
     decision: PendingDecision | None
     chance: PendingChance | None
-    #: the turn in progress (None between turns)
-    turn: dict[str, Any] | None
+    #: the turn in progress (None between turns; each game's turn record)
+    turn: StateRecord | None
     status: enum.Enum
     winner: int | None
     game: Any

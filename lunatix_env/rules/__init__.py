@@ -13,13 +13,25 @@ from lunatix_env.rules.config import (
     load_rules,
 )
 from lunatix_env.rules.game import Game
-from lunatix_env.rules.records import Chance, ChanceKind, Decision, DecisionKind, Outcome, RamKind
+from lunatix_env.rules.records import (
+    Car,
+    CarTurn,
+    Chance,
+    ChanceKind,
+    Decision,
+    DecisionKind,
+    Outcome,
+    RamCard,
+    RamKind,
+)
 from lunatix_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
 __all__ = [
     "Action",
     "ActionKind",
+    "Car",
+    "CarTurn",
     "Card",
     "Chance",
     "ChanceKind",
@@ -34,6 +46,7 @@ __all__ = [
     "NOOP",
     "Outcome",
     "PositionBuilder",
+    "RamCard",
     "RamKind",
     "RulesConfig",
     "ShopItem",

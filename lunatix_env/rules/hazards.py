@@ -176,8 +176,8 @@ class Hazards(Legal):
         tr = self.game.track
         lane = tr.lane[car.square]
         if lane == tr.num_lanes - 1:
-            if self.turn is not None and self.turn["seat"] == seat:
-                self.turn["over"] = True
+            if self.turn is not None and self.turn.seat == seat:
+                self.turn.over = True
             self._push("damage", seat, sk.wall_dice)
             return
         dest = tr.parallel(car.square, lane + 1)
@@ -224,18 +224,18 @@ class Hazards(Legal):
         car.max_speed = max(0, car.max_speed - hits * self.game.rules.speed_loss_per_hit)
         if self.events is not None:
             self._event(E.DAMAGE, car.seat, hits=hits, max_speed=car.max_speed)
-        mover = self.turn is not None and self.turn["seat"] == car.seat
+        mover = self.turn is not None and self.turn.seat == car.seat
         if car.max_speed == 0:
             car.out = True
             car.speed = 0
             if self.events is not None:
                 self._event(E.OUT, car.seat)
             if mover:
-                self.turn["over"] = True  # type: ignore[index]
+                self.turn.over = True  # type: ignore[union-attr]
             if not self._live_seats():
                 self._end(Outcome.ALL_OUT)
             return
-        if not (mover and self.turn["ignore_max"]):  # type: ignore[index]
+        if not (mover and self.turn.ignore_max):  # type: ignore[union-attr]
             self._lower_speed(car, car.max_speed, "slowed")
 
     # ------------------------------------------------------------------ turbo
@@ -267,7 +267,7 @@ class Hazards(Legal):
         else:
             self.turbo_discard[card] += 1
         assert self.turn is not None
-        self.turn["ignore_max"] = True
+        self.turn.ignore_max = True
         before = car.speed
         car.speed = min(self.game.rules.turbo_speed_cap, car.speed + spec.amount)
         if self.events is not None:

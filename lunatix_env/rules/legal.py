@@ -29,6 +29,7 @@ from lunatix_env.rules.records import (
     FORWARD,
     Car,
     DecisionKind,
+    RamCard,
 )
 
 
@@ -307,7 +308,7 @@ class Legal(Machine):
         assert t is not None
         occ = self._occupied()
         remaining = self._remaining(car)
-        if t["rocket"]:
+        if t.rocket:
             memo: dict[tuple[int, int], bool] = {}
             occ_others = {sq: s for sq, s in occ.items() if s != car.seat}
             moves = [
@@ -321,7 +322,7 @@ class Legal(Machine):
             moves = self._moves_from(car, car.square, occ)
         pit = car.square in self.game.track.opening_at and self._pit_entry_allowed(car, car.square)
         rams: list[tuple[int, int]] = []
-        if t["ram"] == 1:
+        if t.ram is RamCard.READY:
             rams = self._ram_targets(car, car.square, occ)
             # stay on course for the obligatory ram while that is still possible
             keep = [(dd, sq) for dd, sq in moves if self._ram_reachable(car, sq, remaining - 1)]
@@ -329,7 +330,7 @@ class Legal(Machine):
                 moves, pit = keep, False
         out: list[Action] = []
         drop_ok, must_drop = (
-            self._drop_status(car, remaining) if t["drop_kind"] >= 0 else (False, False)
+            self._drop_status(car, remaining) if t.drop_kind >= 0 else (False, False)
         )
         for dd, _sq in moves:
             if not must_drop:
@@ -354,15 +355,15 @@ class Legal(Machine):
         """(may drop into the square being left, must drop now)."""
         t = self.turn
         assert t is not None
-        k = t["drop_kind"]
+        k = t.drop_kind
         if (
             k < 0
-            or t["drops"] >= self.game.rules.max_drops
+            or t.drops >= self.game.rules.max_drops
             or car.chips[k] <= 0
             or car.square in self.track_chips
         ):
             return False, False
-        return True, t["drops"] == 0 and remaining <= 1
+        return True, t.drops == 0 and remaining <= 1
 
     def _shop_actions(self, car: Car, points: int) -> list[Action]:
         p, r = self.game.rules.pit, self.game.rules
@@ -389,8 +390,8 @@ class Legal(Machine):
     def _remaining(self, car: Car) -> int:
         t = self.turn
         assert t is not None
-        rem: int = car.speed // self.game.rules.speed_per_square - t["steps"]
-        if t["rocket"] and self.occupant_other(car) is not None:
+        rem: int = car.speed // self.game.rules.speed_per_square - t.steps
+        if t.rocket and self.occupant_other(car) is not None:
             rem = max(rem, 1)  # a rocket car never stops on top of another car
         return rem
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from lunatix_env.rules.records import (
     Car,
+    CarTurn,
     Chance,
     ChanceKind,
     Decision,
@@ -52,6 +53,7 @@ class Machine(MachineQueries):
     batches: list[list[int]]
     decision: Decision | None
     chance: Chance | None
+    turn: CarTurn | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _chance_cache: list[tuple[int, float]] | None
@@ -96,8 +98,8 @@ class Machine(MachineQueries):
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         t = self.turn
-        if t is not None and t["ignore_max"]:  # the end-of-turn clamp of a turbo turn
-            car = self.cars[t["seat"]]
+        if t is not None and t.ignore_max:  # the end-of-turn clamp of a turbo turn
+            car = self.cars[t.seat]
             self._lower_speed(car, car.max_speed, "set")
         self.status = outcome
         self.winner = winner

@@ -40,7 +40,7 @@ class Pit(Hazards):
             self._event(E.PIT_IN, car.seat, opening=tr.openings[opening].name)
         self.pit_counter += 1
         car.pit_order = self.pit_counter
-        t["over"] = True
+        t.over = True
         self._push("set_speed", car.seat, 0)
         self._push("shop", car.seat, self.game.rules.pit.points)
         safe = tr.openings[opening].safe_speed
@@ -141,7 +141,7 @@ class Pit(Hazards):
             return
         if car.speed <= 0 or not self._free_exits(car):
             assert self.turn is not None
-            self.turn["over"] = True  # a turbo of +0 (or blocked exits): stays in the pit
+            self.turn.over = True  # a turbo of +0 (or blocked exits): stays in the pit
             car.speed = 0
             return
         self._ask(DecisionKind.PIT_EXIT, seat)
@@ -160,7 +160,7 @@ class Pit(Hazards):
         car.square = entry
         car.pit_opening = -1
         car.pit_order = 0
-        t["steps"] += 1
+        t.steps += 1
         # a pass through the pit counts as crossing the line but can never win the race
         laps_before = self.laps(seat)
         car.u += tr.wrap(tr.s[dest] - tr.s[entry])

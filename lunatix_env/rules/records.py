@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import field
+from typing import Any, NamedTuple
 
 from tabletop.gamebase import record_to_dict
-
-if TYPE_CHECKING:
-    pass
-
+from tabletop.staterecord import StateRecord, state_record
 
 FORWARD = 1  # direction index of "front" among (front-left, front, front-right)
 # neighbour slot (inner, same, outer) of each direction, by facing (0 race direction, 1 against)
@@ -118,67 +116,52 @@ class RamKind(enum.Enum):
     INVOLUNTARY = "involuntary"
 
 
-class Car:
+@state_record()
+class Car(StateRecord):
     """One car and its player's holdings (mutable; copied by ``State.clone``)."""
 
-    __slots__ = (
-        "seat",
-        "square",
-        "facing",
-        "speed",
-        "max_speed",
-        "luck",
-        "chips",
-        "gadgets",
-        "spent",
-        "lunacies",
-        "in_pit",
-        "pit_opening",
-        "pit_order",
-        "u",
-        "best_u",
-        "owed",
-        "out",
-    )
-
-    FIELDS = __slots__
-
-    def __init__(self, seat: int, speed: int, max_speed: int, luck: int) -> None:
-        self.seat = seat
-        self.square = -1  # -1 before the start dot is dealt; the square otherwise
-        self.facing = 0  # 0 counter-clockwise (race direction), 1 clockwise
-        self.speed = speed
-        self.max_speed = max_speed
-        self.luck = luck
-        self.chips = [0, 0, 0]
-        self.gadgets: list[int] = []
-        self.spent: list[int] = []
-        self.lunacies: list[int] = []
-        self.in_pit = False
-        self.pit_opening = -1
-        self.pit_order = 0
-        self.u = 0.0  # unwrapped progress in the race direction (middle-lane squares)
-        self.best_u = 0.0  # high-water mark of u
-        self.owed = 0  # extra laps owed after a pit pass completed the last lap
-        self.out = False
-
-    def copy(self) -> Car:
-        """An independent copy."""
-        c = Car.__new__(Car)
-        for f in Car.FIELDS:
-            v = getattr(self, f)
-            setattr(c, f, v.copy() if isinstance(v, list) else v)
-        return c
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data."""
-        return {
-            f: (list(getattr(self, f)) if f in _LIST_FIELDS else getattr(self, f))
-            for f in Car.FIELDS
-        }
+    seat: int
+    square: int = -1  # -1 before the start dot is dealt; the square otherwise
+    facing: int = 0  # 0 counter-clockwise (race direction), 1 clockwise
+    speed: int = 0
+    max_speed: int = 0
+    luck: int = 0
+    chips: list[int] = field(default_factory=lambda: [0, 0, 0])  # held, by chip kind
+    gadgets: list[int] = field(default_factory=list)
+    spent: list[int] = field(default_factory=list)
+    lunacies: list[int] = field(default_factory=list)
+    in_pit: bool = False
+    pit_opening: int = -1
+    pit_order: int = 0
+    u: float = 0.0  # unwrapped progress in the race direction (middle-lane squares)
+    best_u: float = 0.0  # high-water mark of u
+    owed: int = 0  # extra laps owed after a pit pass completed the last lap
+    out: bool = False
 
 
-_LIST_FIELDS = ("chips", "gadgets", "spent", "lunacies")
+class RamCard(enum.Enum):
+    """Where the turn's Ram card (or Battering Ram) stands: none played, its ram still to
+    make (offered when the car reaches a target), or made."""
+
+    NONE = 0
+    READY = 1
+    MADE = 2
+
+
+@state_record()
+class CarTurn(StateRecord):
+    """The turn in progress: whose it is and what it has done (mutable; the move updates
+    it step by step)."""
+
+    seat: int
+    steps: int = 0  # squares moved so far
+    over: bool = False  # the move has ended (speed spent, a wall, a spin, a blocked exit)
+    ram: RamCard = RamCard.NONE
+    battering: bool = False  # the ram is Battering Ram's (a gadget, not the card)
+    drop_kind: int = -1  # the chip kind the Drop card drops (-1: not dropping)
+    drops: int = 0  # chips dropped so far
+    ignore_max: bool = False  # a turbo turn: speed may exceed max until the turn ends
+    rocket: bool = False  # a Rocket turn: flies over cars and chips
 
 
 def laps_done(best_u: float, length: float) -> int:

@@ -13,11 +13,13 @@ from lunatix_env.rules.records import (
     SIMULTANEOUS,
     TRACK,
     Car,
+    CarTurn,
     Chance,
     ChanceKind,
     Decision,
     DecisionKind,
     Outcome,
+    RamCard,
 )
 from lunatix_env.rules.state import SCHEMA_VERSION, State
 from tabletop.errors import InvalidStateError
@@ -62,17 +64,6 @@ _TASK_ARITY = {
 MAX_DEPTH = 8
 MAX_VALUES = 2_000
 MAX_CONTAINERS = 400
-_TURN_KEYS = {
-    "seat",
-    "steps",
-    "over",
-    "ram",
-    "battering",
-    "drop_kind",
-    "drops",
-    "ignore_max",
-    "rocket",
-}
 
 
 def _car(game: Game, d: Any, seat: int) -> Car:
@@ -84,7 +75,7 @@ def _car(game: Game, d: Any, seat: int) -> Car:
         raise _err(path, f"unknown keys {sorted(extra)}")
     r, tr = game.rules, game.track
     ng = len(game.decks.gadgets)
-    c = Car(seat, 0, 0, 0)
+    c = Car(seat)
     if _int(_get(d, "seat", path), f"{path}.seat") != seat:
         raise _err(path, "seat does not match its position")
     c.square = _int(_get(d, "square", path), f"{path}.square", -1, tr.num_squares - 1)
@@ -254,7 +245,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
                     f"{step} mph, the step of every speed this game's rules can give",
                 )
     for c in s.cars:
-        turbo = s.turn is not None and s.turn["seat"] == c.seat and s.turn["ignore_max"]
+        turbo = s.turn is not None and s.turn.seat == c.seat and s.turn.ignore_max
         if c.speed > c.max_speed and not turbo:
             raise _err(
                 f"cars[{c.seat}].speed",
@@ -322,17 +313,16 @@ def _check_decision_phase(s: State) -> None:
         if t is not None:
             raise _err(
                 "decision",
-                f"a {kind!r} decision comes between turns, not in seat {t['seat']}'s turn",
+                f"a {kind!r} decision comes between turns, not in seat {t.seat}'s turn",
             )
         return
     if t is None:
         raise _err("decision", f"a {kind!r} decision comes inside a turn (turn is null)")
     seat = d.seat
-    if kind in _TURN_DECISIONS and seat != t["seat"]:
+    if kind in _TURN_DECISIONS and seat != t.seat:
         raise _err(
             "decision.seat",
-            f"a {kind!r} decision belongs to seat {t['seat']}, whose "
-            f"turn it is, not to seat {seat}",
+            f"a {kind!r} decision belongs to seat {t.seat}, whose turn it is, not to seat {seat}",
         )
     car = s.cars[seat]
     if kind in _TRACK_DECISIONS and (car.in_pit or car.square < 0):
@@ -468,20 +458,27 @@ def _chance(game: Game, v: Any) -> Chance | None:
     return Chance(kind, d["seat"], d.get("n", -1))
 
 
-def _turn(game: Game, v: Any) -> dict[str, Any] | None:
+def _turn(game: Game, v: Any) -> CarTurn | None:
     if v is None:
         return None
-    if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
-        raise _err("turn", f"expected an object with keys {sorted(_TURN_KEYS)}")
+    if not isinstance(v, Mapping) or set(v) != set(CarTurn.FIELDS):
+        raise _err("turn", f"expected an object with keys {sorted(CarTurn.FIELDS)}")
     r = game.rules
-    _int(v["seat"], "turn.seat", 0, r.num_players - 1)
-    _int(v["steps"], "turn.steps", 0, r.turbo_speed_cap // r.speed_per_square)
-    _int(v["ram"], "turn.ram", 0, 2)
-    _int(v["drop_kind"], "turn.drop_kind", -1, 2)
-    _int(v["drops"], "turn.drops", 0, r.max_drops)
-    for flag in ("over", "battering", "ignore_max", "rocket"):
-        _bool(v[flag], f"turn.{flag}")
-    return dict(v)
+    try:
+        ram = RamCard(_int(v["ram"], "turn.ram"))
+    except ValueError:
+        raise _err("turn.ram", f"expected one of {[k.value for k in RamCard]}") from None
+    return CarTurn(
+        seat=_int(v["seat"], "turn.seat", 0, r.num_players - 1),
+        steps=_int(v["steps"], "turn.steps", 0, r.turbo_speed_cap // r.speed_per_square),
+        over=_bool(v["over"], "turn.over"),
+        ram=ram,
+        battering=_bool(v["battering"], "turn.battering"),
+        drop_kind=_int(v["drop_kind"], "turn.drop_kind", -1, 2),
+        drops=_int(v["drops"], "turn.drops", 0, r.max_drops),
+        ignore_max=_bool(v["ignore_max"], "turn.ignore_max"),
+        rocket=_bool(v["rocket"], "turn.rocket"),
+    )
 
 
 def _check_conservation(game: Game, s: State) -> None:
@@ -545,7 +542,7 @@ def _check_out(s: State) -> None:
 
 def _check_positions(game: Game, s: State) -> None:
     seen: dict[int, int] = {}
-    rocket = s.turn is not None and s.turn["rocket"]
+    rocket = s.turn is not None and s.turn.rocket
     for c in s.cars:
         if c.in_pit or c.square < 0:
             continue

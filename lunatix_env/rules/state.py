@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 from lunatix_env.rules.records import (
     Car,
+    CarTurn,
     Chance,
     ChanceKind,
     Decision,
@@ -52,7 +53,9 @@ class State(Turn):
         r = game.rules
         n = r.num_players
         self.seed = seed
-        self.cars = [Car(i, r.start_speed, r.max_speed, r.luck_chips) for i in range(n)]
+        self.cars = [
+            Car(i, speed=r.start_speed, max_speed=r.max_speed, luck=r.luck_chips) for i in range(n)
+        ]
         self.round = 0
         self.cards: list[int | None] = [None] * n
         self.order: list[int] = []
@@ -71,7 +74,7 @@ class State(Turn):
         self.tasks += [("deal_dot", s) for s in reversed(range(n))]
         self.decision: Decision | None = None
         self.chance: Chance | None = None
-        self.turn: dict[str, Any] | None = None
+        self.turn: CarTurn | None = None
         self.status = Outcome.IN_PROGRESS
         self.winner: int | None = None
         self._legal: dict[int, list[Action]] = {}
@@ -262,7 +265,7 @@ class State(Turn):
         s.tasks = self.tasks.copy()
         s.decision = self.decision  # immutable: shared
         s.chance = self.chance  # immutable: shared
-        s.turn = None if self.turn is None else dict(self.turn)
+        s.turn = None if self.turn is None else self.turn.copy()
         s.status = self.status
         s.winner = self.winner
         s._legal = {}
@@ -294,7 +297,7 @@ class State(Turn):
             "tasks": [list(t) for t in self.tasks],
             "decision": None if self.decision is None else self.decision.to_dict(),
             "chance": None if self.chance is None else self.chance.to_dict(),
-            "turn": _plain(self.turn),
+            "turn": None if self.turn is None else self.turn.to_dict(),
             "outcome": self.status.value,
             "winner": self.winner,
         }
@@ -328,7 +331,7 @@ class State(Turn):
         s = self.clone()
         s._legal = {}
         s._chance_cache = None
-        offer_hidden = bool(s.offer) and (s.turn is None or s.turn["seat"] != seat)
+        offer_hidden = bool(s.offer) and (s.turn is None or s.turn.seat != seat)
         others = [c for c in s.cars if c.seat != seat]
         pool = list(s.gadget_top)
         for c in others:
@@ -415,12 +418,6 @@ class State(Turn):
         from lunatix_env.rules.text import state_to_text
 
         return state_to_text(self)
-
-
-def _plain(d: dict[str, Any] | None) -> dict[str, Any] | None:
-    if d is None:
-        return None
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in d.items()}
 
 
 def _between(a: int, b: int) -> list[int]:

@@ -4,7 +4,7 @@ end of the turn."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from lunatix_env.rules.actions import (
     CHIP_NAMES,
@@ -24,11 +24,13 @@ from lunatix_env.rules.records import (
     FORWARD,
     TRACK,
     Car,
+    CarTurn,
     Chance,
     ChanceKind,
     Decision,
     DecisionKind,
     Outcome,
+    RamCard,
     RamKind,
 )
 
@@ -126,17 +128,7 @@ class Turn(Pit):
         if car.out:
             return
         card = self.game.codec.decode(self.cards[seat])  # type: ignore[arg-type]
-        self.turn = {
-            "seat": seat,
-            "steps": 0,
-            "over": False,
-            "ram": 0,
-            "battering": False,
-            "drop_kind": -1,
-            "drops": 0,
-            "ignore_max": False,
-            "rocket": False,
-        }
+        self.turn = CarTurn(seat)
         self._push("end_turn", seat)
         self._push("move")
         if car.in_pit:
@@ -146,7 +138,7 @@ class Turn(Pit):
         if card.kind is ActionKind.CARD:
             c = Card(card.arg)
             if c is Card.RAM and self._ram_reachable(car, car.square, steps):
-                self.turn["ram"] = 1
+                self.turn.ram = RamCard.READY
             elif c is Card.BRAKE and car.speed > 0:
                 self._ask(DecisionKind.BRAKE, seat)
             elif c is Card.DROP and self._can_drop(car):
@@ -158,8 +150,8 @@ class Turn(Pit):
             return
         eff = self.game.decks.gadgets[card.arg].effect
         if eff is GadgetEffect.BATTERING_RAM and self._ram_reachable(car, car.square, steps):
-            self.turn["ram"] = 1
-            self.turn["battering"] = True
+            self.turn.ram = RamCard.READY
+            self.turn.battering = True
         elif eff is GadgetEffect.CHARGER and self._charge_amounts(car, card.arg):
             self._ask(DecisionKind.CHARGE, seat, gadget=card.arg)
         elif eff is GadgetEffect.ROCKET:
@@ -168,7 +160,7 @@ class Turn(Pit):
     def _start_pit_turn(self, car: Car, card: Action) -> None:
         if not self._free_exits(car):
             # exits blocked: the turn is wasted (self.turn is set: called from _t_turn)
-            cast("dict[str, Any]", self.turn)["over"] = True
+            cast("CarTurn", self.turn).over = True
             return
         self._push("pit_exit", car.seat)
         if card.kind is ActionKind.CARD:
@@ -187,8 +179,8 @@ class Turn(Pit):
         if self.events is not None:
             self._event(E.SPEED, car.seat, before=before, after=car.speed, why="rocket")
         assert self.turn is not None
-        self.turn["ignore_max"] = True
-        self.turn["rocket"] = True
+        self.turn.ignore_max = True
+        self.turn.rocket = True
         self._push("curve_accel", car.seat, amount)
 
     def _d_brake(self, d: Decision, acts: dict[int, Action]) -> None:
@@ -215,14 +207,14 @@ class Turn(Pit):
 
     def _d_drop_kind(self, d: Decision, acts: dict[int, Action]) -> None:
         assert self.turn is not None
-        self.turn["drop_kind"] = acts[d.seat].arg
+        self.turn.drop_kind = acts[d.seat].arg
 
     def _d_turn_around(self, d: Decision, acts: dict[int, Action]) -> None:
         seat = d.seat
         car = self.cars[seat]
         tr, ta = self.game.track, self.game.rules.turn_around
         assert self.turn is not None
-        self.turn["over"] = True
+        self.turn.over = True
         if acts[seat].arg == 0:
             lane = tr.lane[car.square]
             other = tr.num_lanes - 1 - lane
@@ -262,11 +254,11 @@ class Turn(Pit):
     def _t_move(self) -> None:
         t = self.turn
         assert t is not None
-        car = self.cars[t["seat"]]
-        if car.out or car.in_pit or t["over"]:
+        car = self.cars[t.seat]
+        if car.out or car.in_pit or t.over:
             return self._finish_move(car)
         if self._remaining(car) <= 0:
-            if t["ram"] == 1 and self._ram_targets(car, car.square, self._occupied()):
+            if t.ram is RamCard.READY and self._ram_targets(car, car.square, self._occupied()):
                 self._push("move")
                 self._ask(DecisionKind.RAM, car.seat)
                 return
@@ -283,9 +275,9 @@ class Turn(Pit):
     def _finish_move(self, car: Car) -> None:
         t = self.turn
         assert t is not None
-        t["over"] = True
-        if t["rocket"] and not car.in_pit and not car.out:
-            t["rocket"] = False
+        t.over = True
+        if t.rocket and not car.in_pit and not car.out:
+            t.rocket = False
             self._push("chip", car.seat, car.square)
 
     def _d_step(self, d: Decision, acts: dict[int, Action]) -> None:
@@ -300,13 +292,13 @@ class Turn(Pit):
         old = car.square
         drop = a.arg % 2 == 1 if a.kind is ActionKind.STEP else a.arg == 1
         if drop:
-            k = t["drop_kind"]
+            k = t.drop_kind
             self.track_chips[old] = k
             car.chips[k] -= 1
-            t["drops"] += 1
+            t.drops += 1
             if self.events is not None:
                 self._event(E.DROP, seat, chip=CHIP_NAMES[k], square=old)
-        t["steps"] += 1
+        t.steps += 1
         if a.kind is ActionKind.ENTER_PIT:
             self._enter_pit(car)
             return
@@ -316,7 +308,7 @@ class Turn(Pit):
         if self.is_terminal():
             return
         # entering a square: curve hazards first (at the entry speed), then its chip
-        if not t["rocket"] and new in self.track_chips:
+        if not t.rocket and new in self.track_chips:
             self._push("chip", seat, new)
         tr = self.game.track
         cur = tr.curve[new]
@@ -338,9 +330,9 @@ class Turn(Pit):
         rd = self.game.rules.rams
         target_sq = self._ahead(car.square, car.facing)[direction]
         target = self.cars[self.occupant(target_sq)]  # type: ignore[index,arg-type]
-        card_ram = t["ram"] == 1 and not target.out
+        card_ram = t.ram is RamCard.READY and not target.out
         if card_ram:
-            t["ram"] = 2
+            t.ram = RamCard.MADE
             if direction != FORWARD:
                 kind = RamKind.SIDESWIPE
             elif target.facing == car.facing:
@@ -348,7 +340,7 @@ class Turn(Pit):
             else:
                 kind = RamKind.HEAD_ON
             mine, theirs = getattr(rd, kind.value)
-            if t["battering"]:
+            if t.battering:
                 mine, theirs = 0, theirs + rd.battering_ram_extra
         else:
             kind = RamKind.INVOLUNTARY
@@ -358,7 +350,7 @@ class Turn(Pit):
         if self.events is not None:
             self._event(E.RAM, car.seat, target=target.seat, ram=kind.value)
         if kind is not RamKind.SIDESWIPE:
-            t["over"] = True
+            t.over = True
         if kind is RamKind.HEAD_ON:
             self._lower_speed(car, 0, "slowed")
             self._lower_speed(target, 0, "slowed")
@@ -369,6 +361,6 @@ class Turn(Pit):
     def _t_end_turn(self, seat: int) -> None:
         car = self.cars[seat]
         t = self.turn
-        if t is not None and t["ignore_max"]:
+        if t is not None and t.ignore_max:
             self._lower_speed(car, car.max_speed, "set")
         self.turn = None

@@ -9,7 +9,16 @@ from ryderz_env.rules.builder import PositionBuilder
 from ryderz_env.rules.config import Character, PieceKind, RulesConfig, load_rules
 from ryderz_env.rules.game import Game
 from ryderz_env.rules.geometry import Element, Pose, Table
-from ryderz_env.rules.records import Chance, ChanceKind, Decision, DecisionKind, Outcome, Prizm
+from ryderz_env.rules.records import (
+    Chance,
+    ChanceKind,
+    Decision,
+    DecisionKind,
+    Outcome,
+    Player,
+    Prizm,
+    RiderTurn,
+)
 from ryderz_env.rules.state import State
 from tabletop.errors import IllegalActionError, InvalidStateError
 
@@ -30,9 +39,11 @@ __all__ = [
     "NOOP",
     "Outcome",
     "PieceKind",
+    "Player",
     "Pose",
     "PositionBuilder",
     "Prizm",
+    "RiderTurn",
     "RulesConfig",
     "State",
     "Table",

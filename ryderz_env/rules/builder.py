@@ -276,6 +276,6 @@ def _first_turn(game: Game, mover: int, seed: int | None) -> State:
     s.apply_actions({seat: Action.launch(gear, 0.0) for seat, gear in enumerate(gears)})
     while s.chance_kind() is ChanceKind.LAUNCH_NOISE:
         s.apply_chance(0.0)
-    if s.turn is None or s.turn["seat"] != mover:
+    if s.turn is None or s.turn.seat != mover:
         raise AssertionError(f"expected seat {mover}'s first turn, got {s.turn}")
     return s

@@ -4,7 +4,7 @@ Prizm tosses."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import shapely
@@ -27,6 +27,7 @@ from ryderz_env.rules.records import (
     Decision,
     DecisionKind,
     Prizm,
+    RiderTurn,
 )
 
 
@@ -38,7 +39,7 @@ class Crash(Launch):
         """Nudges, then the crash, then respawn and reappearing Prizms."""
         self._nudge_passed_over(seat)
         respawn = [("respawn", seat)] if self._crash_step(seat) else []
-        self._push(*respawn, *[("toss",)] * cast("dict[str, Any]", self.turn)["tosses"])
+        self._push(*respawn, *[("toss",)] * cast("RiderTurn", self.turn).tosses)
 
     def _nudge_passed_over(self, seat: int) -> None:
         r = self.game.rules
@@ -50,7 +51,7 @@ class Crash(Launch):
                     near.setdefault(j, []).append(e)
         passed = []
         for j in sorted(near):
-            if j in cast("dict[str, Any]", self.turn)["scored"] or self._head_inside(seat, j):
+            if j in cast("RiderTurn", self.turn).scored or self._head_inside(seat, j):
                 continue
             disc = self._disc(j)
             if sum(shapely.intersection(disc, e.poly).area for e in near[j]) >= r.min_part_area:
@@ -85,11 +86,11 @@ class Crash(Launch):
 
     def _crash_step(self, seat: int) -> bool:
         """Apply the crash rule to this turn's pieces; True when the mover crashed."""
-        t = cast("dict[str, Any]", self.turn)
-        if t["phantom"]:
+        t = cast("RiderTurn", self.turn)
+        if t.phantom:
             return False
         p = self.players[seat]
-        crashed = t["shark"] and not t["scored"]
+        crashed = t.shark and not t.scored
         hits: dict[int, int] = {}  # victim seat -> index of its newest hit element
         table, tol = self.game.table, self.game.rules.touch_tolerance
         for idx, el in enumerate(p.lazer):

@@ -29,6 +29,7 @@ from ryderz_env.rules.records import (
     Outcome,
     Player,
     Prizm,
+    RiderTurn,
 )
 
 
@@ -45,6 +46,7 @@ class Machine(MachineQueries):
     turn_id: int
     decision: Decision | None
     chance: Chance | None
+    turn: RiderTurn | None
     status: Outcome
     _legal: dict[int, list[Action]]
     _index: tuple[list[Element], np.ndarray] | None

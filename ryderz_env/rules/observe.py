@@ -20,7 +20,7 @@ def public_view(s: State, seat: int) -> dict[str, Any]:
         "round": s.round,
         "marker": s.marker,
         "order": list(s.order),
-        "turn_seat": None if s.turn is None else s.turn["seat"],
+        "turn_seat": None if s.turn is None else s.turn.seat,
         "decision": None if d is None else d.kind.value,
         "deciders": list(s.current_players()),
         "chance": None if s.chance is None else s.chance.kind.value,

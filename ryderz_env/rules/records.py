@@ -4,7 +4,8 @@ ending, a Prizm, a player and its Lazer, and the constants of the scoring geomet
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import field
+from typing import Any, NamedTuple
 
 from ryderz_env.rules.config import PieceKind
 from ryderz_env.rules.geometry import (
@@ -12,10 +13,7 @@ from ryderz_env.rules.geometry import (
     Pose,
 )
 from tabletop.gamebase import record_to_dict
-
-if TYPE_CHECKING:
-    pass
-
+from tabletop.staterecord import StateRecord, state_record
 
 STRAIGHT, SOFT, HARD = PieceKind.STRAIGHT, PieceKind.SOFT, PieceKind.HARD
 #: a scored Prizm's slide is checked at this many even steps of its piece's centreline
@@ -91,27 +89,32 @@ class Prizm(NamedTuple):
     owner: int = -1
 
 
-class Player:
-    """One Ryder: gear, supply, power, and its Lazer (oldest element first)."""
+@state_record(json=False)
+class Player(StateRecord):
+    """One Ryder: gear, supply, power, and its Lazer (oldest element first; elements are
+    immutable, so copies share them). Its JSON form is the serializer's (poses and pieces)."""
 
-    __slots__ = ("seat", "gear", "stalled", "power_ready", "supply", "lazer", "head", "prev_turn")
+    seat: int
+    supply: list[list[int]]  # supply[gear - 1][kind]: pieces off the table
+    power_ready: bool
+    gear: int = 1
+    stalled: bool = False
+    lazer: list[Element] = field(default_factory=list)
+    head: Pose | None = None  # the front pose; None with no Lazer on the table
+    prev_turn: int = -1  # the id of this player's previous turn
 
-    def __init__(self, seat: int, supply: list[list[int]], power_ready: bool) -> None:
-        self.seat = seat
-        self.gear = 1
-        self.stalled = False
-        self.power_ready = power_ready
-        self.supply = supply  # supply[gear - 1][kind]: pieces off the table
-        self.lazer: list[Element] = []
-        self.head: Pose | None = None  # the front pose; None with no Lazer on the table
-        self.prev_turn = -1  # the id of this player's previous turn
 
-    def copy(self) -> Player:
-        """An independent copy (elements are immutable and shared)."""
-        p = Player(self.seat, [list(g) for g in self.supply], self.power_ready)
-        p.gear, p.stalled, p.lazer = self.gear, self.stalled, list(self.lazer)
-        p.head, p.prev_turn = self.head, self.prev_turn
-        return p
+@state_record()
+class RiderTurn(StateRecord):
+    """The turn in progress: whose it is, its id, and what has happened in it (mutable)."""
+
+    seat: int
+    id: int  # turns are numbered from 1 in the order they start (the state's turn_id)
+    phantom: bool = False  # Phantom Cosmonaut's power is used: no crash this turn
+    shark: bool = False  # Lazer Shark's extra straight was placed
+    scored: list[int] = field(default_factory=list)  # Prizms scored this turn, in order
+    tosses: int = 0  # fresh Prizms to toss once the turn's crashes are resolved
+    roll: int | None = None  # the curve die's face this turn (0 Spin Out; None: no roll)
 
 
 _PIECE_KINDS = tuple(sorted(PieceKind))  # by value (0, 1, 2, ...)

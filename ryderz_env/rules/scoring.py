@@ -24,6 +24,7 @@ from ryderz_env.rules.records import (
     SLIDE_STEPS,
     Outcome,
     Prizm,
+    RiderTurn,
 )
 from ryderz_env.rules.table_index import TableIndex
 
@@ -94,9 +95,9 @@ class Scoring(TableIndex):
         stolen = f" from seat {pz.owner}" if pz.owner >= 0 else ""
         if self.events is not None:
             self._event(E.SCORE, seat, prizm=j, stolen=stolen, owner=pz.owner)
-        cast("dict[str, Any]", self.turn)["scored"].append(j)
+        cast("RiderTurn", self.turn).scored.append(j)
         if pz.owner < 0:
-            cast("dict[str, Any]", self.turn)["tosses"] += 1
+            cast("RiderTurn", self.turn).tosses += 1
         elif r.powers:
             self.players[pz.owner].power_ready = True  # theft recharges the victim's power
 

@@ -4,7 +4,7 @@ structured public view behind ``State.observation``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
@@ -16,6 +16,7 @@ from ryderz_env.rules.records import (
     Outcome,
     Player,
     Prizm,
+    RiderTurn,
 )
 from ryderz_env.rules.state import _DECIDE, State
 from tabletop.errors import InvalidStateError
@@ -43,7 +44,6 @@ KIND_NAMES = {
     PieceKind.LAUNCH: "launch",
 }
 _KINDS = {v: k for k, v in KIND_NAMES.items()}
-_TURN_KEYS = {"seat", "id", "phantom", "shark", "scored", "tosses", "roll"}
 _TOP_KEYS = {
     "schema",
     "version",
@@ -125,7 +125,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "tasks": [list(t) for t in s.tasks],
         "decision": None if s.decision is None else s.decision.to_dict(),
         "chance": None if s.chance is None else s.chance.to_dict(),
-        "turn": _copy_json(s.turn),
+        "turn": None if s.turn is None else s.turn.to_dict(),
         "status": s.status.value,
         "winner": s.winner,
     }
@@ -386,20 +386,23 @@ def _chance(v: Any, n: int) -> Chance | None:
     return Chance(ChanceKind(kind), **fields)
 
 
-def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> dict[str, Any] | None:
+def _turn(v: Any, n: int, num_prizms: int, faces: tuple[int, ...]) -> RiderTurn | None:
     if v is None:
         return None
-    if not isinstance(v, Mapping) or set(v) != _TURN_KEYS:
-        raise bad("turn", f"expected null or an object with keys {sorted(_TURN_KEYS)}")
-    as_int(v["seat"], "turn.seat", 0, n - 1)
-    as_int(v["id"], "turn.id", 1)
-    as_bool(v["phantom"], "turn.phantom")
-    as_bool(v["shark"], "turn.shark")
-    as_ints(v["scored"], "turn.scored", None, 0, num_prizms - 1)
-    as_int(v["tosses"], "turn.tosses", 0)
-    if v["roll"] is not None and v["roll"] not in faces:
-        raise bad("turn.roll", f"{v['roll']!r} is not a face of the die {list(faces)}")
-    return cast("dict[str, Any]", _copy_json(v))
+    if not isinstance(v, Mapping) or set(v) != set(RiderTurn.FIELDS):
+        raise bad("turn", f"expected null or an object with keys {sorted(RiderTurn.FIELDS)}")
+    roll = v["roll"]
+    if roll is not None and (type(roll) is not int or roll not in faces):
+        raise bad("turn.roll", f"{roll!r} is not a face of the die {list(faces)}")
+    return RiderTurn(
+        seat=as_int(v["seat"], "turn.seat", 0, n - 1),
+        id=as_int(v["id"], "turn.id", 1),
+        phantom=as_bool(v["phantom"], "turn.phantom"),
+        shark=as_bool(v["shark"], "turn.shark"),
+        scored=as_ints(v["scored"], "turn.scored", None, 0, num_prizms - 1),
+        tosses=as_int(v["tosses"], "turn.tosses", 0),
+        roll=roll,
+    )
 
 
 def _check_pieces_on_table(game: Game, s: State) -> None:
@@ -455,11 +458,11 @@ def _check_heads(s: State) -> None:
 def _check_turn_consistency(s: State) -> None:
     """A decision inside a turn belongs to the mover, who has a head to move from."""
     d, t = s.decision, s.turn
-    if t is not None and t["id"] != s.turn_id:
-        raise bad("turn.id", f"{t['id']} is not the current turn {s.turn_id}")
+    if t is not None and t.id != s.turn_id:
+        raise bad("turn.id", f"{t.id} is not the current turn {s.turn_id}")
     c = s.chance
     if c is not None and c.kind is ChanceKind.DIE:
-        if t is None or c.seat != t["seat"]:
+        if t is None or c.seat != t.seat:
             raise bad(
                 "chance.seat",
                 "the curve die is rolled in the turn of the seat rolling "
@@ -472,7 +475,7 @@ def _check_turn_consistency(s: State) -> None:
             )
     if d is None or d.seat < 0 or d.kind is DecisionKind.RESPAWN:
         return
-    if t is None or d.seat != t["seat"]:
+    if t is None or d.seat != t.seat:
         raise bad("decision.seat", "a turn decision belongs to the seat whose turn it is")
     if (
         d.kind in (DecisionKind.MOVE, DecisionKind.BONUS, DecisionKind.SHARK)

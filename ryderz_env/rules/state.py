@@ -33,6 +33,7 @@ from ryderz_env.rules.records import (
     Outcome,
     Player,
     Prizm,
+    RiderTurn,
 )
 from ryderz_env.rules.turn import Turn
 
@@ -66,7 +67,7 @@ class State(Turn):
             self.tasks += [("toss",)] * n
         self.decision: Decision | None = None
         self.chance: Chance | None = None
-        self.turn: dict[str, Any] | None = None
+        self.turn: RiderTurn | None = None
         self.status = Outcome.IN_PROGRESS
         self.winner: int | None = None
         self._reset_caches()
@@ -97,7 +98,7 @@ class State(Turn):
         # record's scored list grows
         c.decision = self.decision  # immutable: shared
         c.chance = self.chance  # immutable: shared
-        c.turn = None if self.turn is None else {**self.turn, "scored": list(self.turn["scored"])}
+        c.turn = None if self.turn is None else self.turn.copy()
         c.status, c.winner = self.status, self.winner
         c._reset_caches()
         c._touch = dict(self._touch)  # (frozensets: shared)

@@ -3,7 +3,7 @@ die, Lazer Shark's straight, and pieces laid and pulled."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ryderz_env.rules.actions import Action, ActionKind, Move
 from ryderz_env.rules.config import Character, PieceKind
@@ -27,6 +27,7 @@ from ryderz_env.rules.records import (
     Decision,
     DecisionKind,
     Outcome,
+    RiderTurn,
 )
 
 
@@ -52,15 +53,7 @@ class Turn(Crash):
 
     def _t_turn(self, seat: int) -> None:
         self.turn_id += 1
-        self.turn = {
-            "seat": seat,
-            "id": self.turn_id,
-            "phantom": False,
-            "shark": False,
-            "scored": [],
-            "tosses": 0,
-            "roll": None,
-        }
+        self.turn = RiderTurn(seat, self.turn_id)
         self._push(
             ("power", seat),
             ("bonus", seat),
@@ -83,7 +76,7 @@ class Turn(Crash):
             return
         self.players[seat].power_ready = False
         if a.kind is ActionKind.PHANTOM:
-            cast("dict[str, Any]", self.turn)["phantom"] = True
+            cast("RiderTurn", self.turn).phantom = True
             if self.events is not None:
                 self._event(E.POWER, seat, power="Phantom Cosmonaut")
         else:
@@ -136,7 +129,7 @@ class Turn(Crash):
     def _c_die(self, ch: Chance, roll: int) -> None:
         seat = ch.seat
         p = self.players[seat]
-        cast("dict[str, Any]", self.turn)["roll"] = roll
+        cast("RiderTurn", self.turn).roll = roll
         if self.events is not None:
             self._event(E.DIE, seat, roll=roll, spin=": Spin Out" if roll == 0 else "")
         if roll == 0 or roll >= p.gear:
@@ -156,7 +149,7 @@ class Turn(Crash):
             return
         p = self.players[seat]
         p.power_ready = False
-        cast("dict[str, Any]", self.turn)["shark"] = True
+        cast("RiderTurn", self.turn).shark = True
         if self.events is not None:
             self._event(E.POWER, seat, power="Lazer Shark")
         gear = self._pick(seat, self.game.top_gear, (STRAIGHT,))  # the longest there is

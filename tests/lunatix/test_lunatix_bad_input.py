@@ -303,7 +303,7 @@ def base_dict() -> str:
         and s.decision is not None
         and s.decision.kind.value == "step"
         and s.track_chips
-        and not s.turn["rocket"]  # type: ignore[index]
+        and not s.turn.rocket  # type: ignore[union-attr]
         and sum(s.hazard_discard) > 0
     ):
         assert not s.is_terminal()

@@ -69,7 +69,7 @@ def check_cheap(s: State, prev_laps: list[int], where: str) -> None:
     for c in s.cars:
         assert 0 <= c.speed <= r.turbo_speed_cap, f"{where}: car {c.seat} speed {c.speed}"
         assert 0 <= c.max_speed <= r.max_speed, f"{where}: car {c.seat} max {c.max_speed}"
-        if not (t is not None and t["seat"] == c.seat and t["ignore_max"]):
+        if not (t is not None and t.seat == c.seat and t.ignore_max):
             assert c.speed <= c.max_speed, (
                 f"{where}: car {c.seat} speed {c.speed} above max {c.max_speed} "
                 f"outside a turbo/rocket turn (turn {t})"
@@ -79,7 +79,7 @@ def check_cheap(s: State, prev_laps: list[int], where: str) -> None:
         if not c.in_pit and c.square >= 0:
             other = squares.get(c.square)
             if other is not None:
-                assert t is not None and t["rocket"] and t["seat"] in (c.seat, other), (
+                assert t is not None and t.rocket and t.seat in (c.seat, other), (
                     f"{where}: cars {other} and {c.seat} share square {c.square} "
                     f"without a Rocket Booster passing over (turn {t})"
                 )

@@ -231,12 +231,12 @@ def test_ryderz_previous_marks_the_newest_pieces(rgame: RGame) -> None:
         .build()
     )
     assert [e.turn for e in s.players[0].lazer] == [OLDER, PREVIOUS, PREVIOUS]
-    assert s.players[0].prev_turn == PREVIOUS and s.turn["id"] == s.turn_id
+    assert s.players[0].prev_turn == PREVIOUS and s.turn.id == s.turn_id
 
 
 def test_ryderz_the_position_is_the_movers_first_decision(rgame: RGame) -> None:
     s = RBuilder(rgame, mover=1).gear(1, 4).build()
-    assert s.turn["seat"] == 1 and s.decision_kind() is RDecision.MOVE
+    assert s.turn.seat == 1 and s.decision_kind() is RDecision.MOVE
     assert s.players[1].gear == 4
     assert RBuilder(rgame, mover=0).build().players[0].gear == 3  # the mover's default
 

@@ -323,6 +323,7 @@ def test_field_names_cover_the_engines() -> None:
         "s.players[i].head = pose",
         "s.prizms = []",
         's.turn["id"] = 3',
+        "s.turn.over = True",
         "s.turn_id += 1",
         "s._legal = {}",
         "env._cache[0] = 1",
