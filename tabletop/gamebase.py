@@ -11,7 +11,7 @@ import copy
 import enum
 import functools
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
@@ -258,8 +258,8 @@ class MachineQueries:
     """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``
     or, at a simultaneous node, ``seats``) or ``chance``, ended by ``status``."""
 
-    #: the pending tasks, last first (tuples: a task's name, then its arguments)
-    tasks: list[tuple[Any, ...]]
+    #: the pending tasks, the next last (each game's task named tuples, :mod:`tabletop.tasks`)
+    tasks: Sequence[tuple[Any, ...]]
     decision: PendingDecision | None
     chance: PendingChance | None
     #: the turn in progress (None between turns; each game's turn record)
@@ -285,6 +285,9 @@ class MachineQueries:
     def _deciding(self, seat: Any) -> int | None:
         """``seat`` as an int if it is deciding now, None if it is a seat not deciding;
         :class:`SeatError` if it is no seat of this game (never coerced)."""
+        d = self.decision
+        if type(seat) is int and d is not None and (seat == d.seat >= 0 or seat in d.seats):
+            return seat  # the common case, without a call (legal_actions runs very often)
         n = self.game.rules.num_players
         if type(seat) is not int:
             seat = seat_index(seat, n)

@@ -44,19 +44,17 @@ class Hazards(Legal):
             self._event(E.CHIP, seat, chip=CHIP_NAMES[kind], square=square)
         ce = self.game.rules.chips
         if kind == 0:
-            self._push("damage", seat, ce.tacks_dice)
+            self._push(("damage", seat, ce.tacks_dice))
         elif kind == 1:
-            self._push("hazards", seat, ce.oil_cards, TRACK)
+            self._push(("hazards", seat, ce.oil_cards, TRACK))
         else:
             self._slow(car, ce.glue_speed_loss)
 
-    def _t_hazards(self, seat: int, count: int, where: int) -> None:
-        if count <= 0 or self.cars[seat].out:
+    def _t_hazards(self, seat: int, cards: int, where: int) -> None:
+        if cards <= 0 or self.cars[seat].out:
             return
         self.batches.append([])
-        self._push("apply_hazards", seat, where)
-        for _ in range(count):
-            self._push("draw_hazard", seat)
+        self._push(*[("draw_hazard", seat) for _ in range(cards)], ("apply_hazards", seat, where))
 
     def _t_draw_hazard(self, seat: int) -> None:
         if self.cars[seat].out:
@@ -84,7 +82,7 @@ class Hazards(Legal):
         hazard = d.deck == "hazard"
         if a.kind is ActionKind.LUCK and a.arg == 0:
             if not hazard:
-                self._push("turbo_apply", seat, d.card)
+                self._push(("turbo_apply", seat, d.card))
             return
         if a.kind is ActionKind.LUCK:
             car.luck -= 1
@@ -95,10 +93,10 @@ class Hazards(Legal):
             self._event(E.LUCK, seat, deck=d.deck, card=deck[d.card].name)
         if hazard:
             self.hazard_discard[self.batches[-1].pop()] += 1
-            self._push("draw_hazard", seat)
+            self._push(("draw_hazard", seat))
         else:
             self.turbo_discard[d.card] += 1
-            self._push("turbo", seat)
+            self._push(("turbo", seat))
 
     def _t_apply_hazards(self, seat: int, where: int) -> None:
         batch = self.batches[-1]
@@ -109,7 +107,7 @@ class Hazards(Legal):
             self.batches.pop()
             return
         card = batch.pop(0)
-        self._push("apply_hazards", seat, where)
+        self._push(("apply_hazards", seat, where))
         spec = self.game.decks.hazard[card]
         eff = spec.effect
         if eff is HazardEffect.LUNACY:
@@ -124,13 +122,13 @@ class Hazards(Legal):
             return
         self.hazard_discard[card] += 1
         if eff is HazardEffect.DAMAGE:
-            self._push("damage", seat, spec.dice)
+            self._push(("damage", seat, spec.dice))
         elif eff is HazardEffect.SKID:
             gi = self._holds(car, GadgetEffect.RACING_TIRES)
             if gi is not None:
                 self._ask(DecisionKind.GADGET, seat, gadget=gi, card=card, where=where)
             else:
-                self._push("skid", seat, where)
+                self._push(("skid", seat, where))
         elif eff is HazardEffect.BRAKE:
             gi = self._holds(car, GadgetEffect.POWER_BRAKES)
             if gi is not None:
@@ -149,7 +147,7 @@ class Hazards(Legal):
             self._spend(car, d.gadget)
         if d.dice >= 0:  # Fire Extinguisher against a turbo explosion
             if not use:
-                self._push("damage", seat, d.dice)
+                self._push(("damage", seat, d.dice))
             return
         spec = self.game.decks.hazard[d.card]
         if spec.effect is HazardEffect.LUNACY:
@@ -161,7 +159,7 @@ class Hazards(Legal):
                 if self.events is not None:
                     self._event(E.LUNACY, seat, card=spec.name)
         elif not use and spec.effect is HazardEffect.SKID:
-            self._push("skid", seat, d.where)
+            self._push(("skid", seat, d.where))
         elif not use and spec.effect is HazardEffect.BRAKE:
             self._slow(car, spec.amount)
 
@@ -171,24 +169,23 @@ class Hazards(Legal):
         if car.out:
             return
         if where == PIT or car.in_pit:
-            self._push("damage", seat, sk.pit_wall_dice)
+            self._push(("damage", seat, sk.pit_wall_dice))
             return
         tr = self.game.track
         lane = tr.lane[car.square]
         if lane == tr.num_lanes - 1:
             if self.turn is not None and self.turn.seat == seat:
                 self.turn.over = True
-            self._push("damage", seat, sk.wall_dice)
+            self._push(("damage", seat, sk.wall_dice))
             return
         dest = tr.parallel(car.square, lane + 1)
         other = self.occupant(dest)
         if other is not None:
-            self._push("damage", other, sk.car_dice[1])
-            self._push("damage", seat, sk.car_dice[0])
+            self._push(("damage", seat, sk.car_dice[0]), ("damage", other, sk.car_dice[1]))
             return
         self._place(car, dest)
         if not self.is_terminal():
-            self._push("chip", seat, dest)
+            self._push(("chip", seat, dest))
 
     def _t_damage(self, seat: int, dice: int) -> None:
         if dice > 0 and not self.cars[seat].out:
@@ -256,7 +253,7 @@ class Hazards(Legal):
         if self._luck_available(self.cars[seat]):
             self._ask(DecisionKind.LUCK, seat, deck="turbo", card=card)
         else:
-            self._push("turbo_apply", seat, card)
+            self._push(("turbo_apply", seat, card))
 
     def _t_turbo_apply(self, seat: int, card: int) -> None:
         car = self.cars[seat]
@@ -272,10 +269,10 @@ class Hazards(Legal):
         car.speed = min(self.game.rules.turbo_speed_cap, car.speed + spec.amount)
         if self.events is not None:
             self._event(E.SPEED, seat, before=before, after=car.speed, why="turbo")
-        self._push("curve_accel", seat, spec.amount)
+        self._push(("curve_accel", seat, spec.amount))
         if spec.dice:
             gi = self._holds(car, GadgetEffect.FIRE_EXTINGUISHER)
             if gi is not None:
                 self._ask(DecisionKind.GADGET, seat, gadget=gi, dice=spec.dice)
             else:
-                self._push("damage", seat, spec.dice)
+                self._push(("damage", seat, spec.dice))

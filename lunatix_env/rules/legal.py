@@ -302,12 +302,14 @@ class Legal(Machine):
             return [A(ActionKind.TURN_AROUND, i) for i in self._turn_around_options(car)]
         raise InvalidStateError(f"unknown decision kind {kind}")
 
-    def _step_actions(self, car: Car) -> list[Action]:
-        """Steps (with drop variants), pit entry and rams available to the mover now."""
+    def _step_actions(self, car: Car, remaining: int | None = None) -> list[Action]:
+        """Steps (with drop variants), pit entry and rams available to the mover now
+        (``remaining``: its steps left, when the caller has them)."""
         t = self.turn
         assert t is not None
         occ = self._occupied()
-        remaining = self._remaining(car)
+        if remaining is None:
+            remaining = self._remaining(car)
         if t.rocket:
             memo: dict[tuple[int, int], bool] = {}
             occ_others = {sq: s for sq, s in occ.items() if s != car.seat}

@@ -1,18 +1,20 @@
-"""The task machine of a Lunatix Loop state: the stack of pending tasks (tuples naming a
-``_t_<task>`` handler and its arguments, pushed with :meth:`Machine._push`), the pending
+"""The task machine of a Lunatix Loop state: the stack of pending tasks (the typed tuples of
+:mod:`~lunatix_env.rules.tasks`, run by their ``_t_<kind>`` handlers, queued with
+:meth:`Machine._push`), the pending
 decision and chance event, the end of the game, and the few moves every phase makes (placing
 a car, slowing it, spending a gadget). The phases (:mod:`turn`, :mod:`pit`, :mod:`hazards`)
 and :mod:`legal` build on it; :class:`~lunatix_env.rules.state.State` is all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from lunatix_env.rules.actions import (
     Action,
 )
 from lunatix_env.rules.events import LunatixEvent as E
+from lunatix_env.rules.tasks import Task
 from tabletop.errors import InvalidStateError
 from tabletop.gamebase import MachineQueries
 
@@ -57,8 +59,10 @@ class Machine(MachineQueries):
     status: Outcome
     _legal: dict[int, list[Action]]
     _chance_cache: list[tuple[int, float]] | None
-    #: the ``_t_<task>`` handler of each task name (filled in by the state module)
-    task_handlers: ClassVar[dict[str, Callable[..., None]]]
+    #: the pending tasks, the next last (shared by clones: tasks are immutable)
+    tasks: list[Task]
+    #: the ``_t_<kind>`` handler of each task kind (filled in by the state module)
+    task_handlers: ClassVar[Mapping[str, Callable[..., None]]]
     decision_kinds = DecisionKind
     chance_kinds = ChanceKind
     in_progress = Outcome.IN_PROGRESS
@@ -90,11 +94,16 @@ class Machine(MachineQueries):
             task = tasks.pop()
             handlers[task[0]](self, *task[1:])
 
-    def _push(self, *task: Any) -> None:
-        self.tasks.append(task)
+    def _push(self, *tasks: Task) -> None:
+        """Queue ``tasks`` to run in the order given (before the tasks already queued)."""
+        if len(tasks) == 1:
+            self.tasks.append(tasks[0])
+        else:
+            self.tasks += tasks[::-1]
 
     def _ask(self, kind: DecisionKind, seat: int, **ctx: Any) -> None:
-        self.decision = Decision(kind, seat, **ctx)
+        # most decisions carry no context: building the record without ** is faster
+        self.decision = Decision(kind, seat, **ctx) if ctx else Decision(kind, seat)
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         t = self.turn

@@ -41,10 +41,12 @@ class Pit(Hazards):
         self.pit_counter += 1
         car.pit_order = self.pit_counter
         t.over = True
-        self._push("set_speed", car.seat, 0)
-        self._push("shop", car.seat, self.game.rules.pit.points)
         safe = tr.openings[opening].safe_speed
-        self._push("hazards", car.seat, self._cards_over(car.speed, safe), PIT)
+        self._push(
+            ("hazards", car.seat, self._cards_over(car.speed, safe), PIT),
+            ("shop", car.seat, self.game.rules.pit.points),
+            ("set_speed", car.seat, 0),
+        )
 
     def _t_shop(self, seat: int, points: int) -> None:
         car = self.cars[seat]
@@ -64,24 +66,25 @@ class Pit(Hazards):
         if a.kind is ActionKind.COUNSEL:
             car.lunacies.remove(a.arg)
             self.hazard_discard[a.arg] += 1
-            self._push("shop", seat, points - p.counseling_cost)
+            self._push(("shop", seat, points - p.counseling_cost))
             return
         item = ShopItem(a.arg)
         if item is ShopItem.DONE:
             return
         if item is ShopItem.REPAIR:
             car.max_speed += p.repair_amount
-            self._push("shop", seat, points - p.repair_cost)
+            self._push(("shop", seat, points - p.repair_cost))
         elif item is ShopItem.GADGET:
-            self._push("shop", seat, points - p.gadget_cost)
-            self._push("gadget_choose", seat)
-            for _ in range(p.gadget_offer):
-                self._push("gadget_draw", seat)
+            self._push(
+                *[("gadget_draw", seat) for _ in range(p.gadget_offer)],
+                ("gadget_choose", seat),
+                ("shop", seat, points - p.gadget_cost),
+            )
         else:
             k = (ShopItem.TACKS, ShopItem.OIL, ShopItem.GLUE).index(item)
             car.chips[k] += 1
             self.supply[k] -= 1
-            self._push("shop", seat, points - p.chip_cost)
+            self._push(("shop", seat, points - p.chip_cost))
 
     def _t_gadget_draw(self, seat: int) -> None:
         if self.gadget_top:
@@ -107,7 +110,7 @@ class Pit(Hazards):
             if self.events is not None:
                 self._event(E.GADGET_KEPT, seat, to=seat, gadget=name)
             self.cars[seat].gadgets.sort()
-            self._push("hand_limit", seat)
+            self._push(("hand_limit", seat))
         elif self.offer:
             self._ask(DecisionKind.KEEP_GADGET, seat)
 
@@ -123,7 +126,7 @@ class Pit(Hazards):
         if self.events is not None:
             self._event(E.GADGET_KEPT, seat, to=seat, gadget=self.game.decks.gadgets[keep].name)
         car.gadgets.sort()
-        self._push("hand_limit", seat)
+        self._push(("hand_limit", seat))
 
     def _t_hand_limit(self, seat: int) -> None:
         if len(self.cars[seat].gadgets) > self.game.rules.gadget_hand_limit:
@@ -172,4 +175,4 @@ class Pit(Hazards):
                 self._event(E.LAP, seat, lap=laps)
         if laps > laps_before and laps >= self.laps_required(seat):
             car.owed += laps - self.laps_required(seat) + 1
-        self._push("chip", seat, dest)
+        self._push(("chip", seat, dest))

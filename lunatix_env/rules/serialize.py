@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from lunatix_env.rules import tasks as T
 from lunatix_env.rules.actions import ActionKind
 from lunatix_env.rules.config import MAX_HAZARD_CARDS_PER_CHECK, MAX_SQUARES_PER_TURN
 from lunatix_env.rules.records import (
@@ -21,11 +22,12 @@ from lunatix_env.rules.records import (
     Outcome,
     RamCard,
 )
-from lunatix_env.rules.state import SCHEMA_VERSION, State
+from lunatix_env.rules.state import SCHEMA_VERSION, TASK_TABLE, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import as_bool as _bool
 from tabletop.jsoncheck import as_int as _int
 from tabletop.jsoncheck import as_ints as _ints
+from tabletop.jsoncheck import as_list as _list
 from tabletop.jsoncheck import as_num as _num
 from tabletop.jsoncheck import bad as _err
 from tabletop.jsoncheck import check_deciders, check_limits
@@ -34,30 +36,6 @@ from tabletop.jsoncheck import key as _get
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
 
-_TASK_ARITY = {
-    "round_start": 0,
-    "round_end": 0,
-    "chip_mix": 0,
-    "deal_dot": 1,
-    "turn": 1,
-    "move": 0,
-    "end_turn": 1,
-    "pit_exit": 1,
-    "curve_accel": 2,
-    "set_speed": 2,
-    "chip": 2,
-    "hazards": 3,
-    "draw_hazard": 1,
-    "apply_hazards": 2,
-    "skid": 2,
-    "damage": 2,
-    "turbo": 1,
-    "turbo_apply": 2,
-    "shop": 2,
-    "gadget_draw": 1,
-    "gadget_choose": 1,
-    "hand_limit": 1,
-}
 #: limits checked before anything else (the largest states of 6-player random games have
 #: ~470 values in ~80 objects and lists, 5 levels deep; the largest input they admit is
 #: validated in a few dozen random-play decisions: bench/bench_validation.py)
@@ -213,7 +191,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     if not isinstance(batches, list):
         raise _err("batches", "expected a list")
     s.batches = [_ints(b, f"batches[{i}]", None, 0, nh - 1) for i, b in enumerate(batches)]
-    s.tasks = _tasks(_get(data, "tasks", ""), n, _task_bounds(game))
+    s.tasks = _tasks(game, _get(data, "tasks", ""))
     s.decision = _decision(game, _get(data, "decision", ""))
     s.chance = _chance(game, _get(data, "chance", ""))
     s.turn = _turn(game, _get(data, "turn", ""))
@@ -331,46 +309,43 @@ def _check_decision_phase(s: State) -> None:
         raise _err("decision", f"a {kind!r} decision needs seat {seat}'s car in the pit")
 
 
-def _tasks(
-    v: Any, n: int, bounds: Mapping[str, tuple[tuple[int, int], ...]]
-) -> list[tuple[Any, ...]]:
-    if not isinstance(v, list):
-        raise _err("tasks", "expected a list")
-    out = []
-    for i, t in enumerate(v):
-        if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in _TASK_ARITY:
-            raise _err(f"tasks[{i}]", f"unknown task {t!r}")
-        if len(t) - 1 != _TASK_ARITY[t[0]]:
-            raise _err(f"tasks[{i}]", f"task {t[0]!r} takes {_TASK_ARITY[t[0]]} arguments")
-        args = _ints(t[1:], f"tasks[{i}]")
-        if args and not 0 <= args[0] < n:
-            raise _err(f"tasks[{i}]", f"task {t[0]!r} names seat {args[0]}, not 0..{n - 1}")
-        for j, (lo, hi) in enumerate(bounds.get(t[0], ()), start=2):
-            if not lo <= args[j - 1] <= hi:
-                raise _err(
-                    f"tasks[{i}][{j}]",
-                    f"task {t[0]!r} takes {lo}..{hi} here, got {args[j - 1]} (a count or "
-                    "amount beyond what the rules can make would run for hours)",
-                )
-        out.append((t[0], *args))
-    return out
+def _tasks(game: Game, v: Any) -> list[T.Task]:
+    n = game.rules.num_players
+    bounds = _task_bounds(game)
+
+    def check(kind: str, field: str, x: int, path: str) -> int:
+        lo, hi = (0, n - 1) if field == "seat" else bounds[kind, field]
+        if not lo <= x <= hi:
+            what = "a seat" if field == "seat" else "a count or amount beyond what the rules"
+            raise _err(
+                path,
+                f"task {kind!r}: {field} takes {lo}..{hi} here, got {x} "
+                + ("" if field == "seat" else f"({what} can make would run for hours)"),
+            )
+        return x
+
+    tasks = _list(v, "tasks")
+    return [
+        cast("T.Task", TASK_TABLE.from_json(t, f"tasks[{i}]", check)) for i, t in enumerate(tasks)
+    ]
 
 
-def _task_bounds(game: Game) -> dict[str, tuple[tuple[int, int], ...]]:
-    """The range of each task's arguments after the seat (what the rules can push)."""
+def _task_bounds(game: Game) -> dict[tuple[str, str], tuple[int, int]]:
+    """The range of each task field besides the seat (what the rules can push)."""
     r, d = game.rules, game.decks
     top = MAX_SQUARES_PER_TURN * r.speed_per_square
     where = (TRACK, PIT)
     return {
-        "curve_accel": ((0, top),),
-        "set_speed": ((0, top),),
-        "chip": ((0, game.track.num_squares - 1),),
-        "hazards": ((0, MAX_HAZARD_CARDS_PER_CHECK), where),
-        "apply_hazards": (where,),
-        "skid": (where,),
-        "damage": ((0, game.max_dice),),
-        "turbo_apply": ((0, len(d.turbo) - 1),),
-        "shop": ((0, r.pit.points),),
+        ("curve_accel", "amount"): (0, top),
+        ("set_speed", "speed"): (0, top),
+        ("chip", "square"): (0, game.track.num_squares - 1),
+        ("hazards", "cards"): (0, MAX_HAZARD_CARDS_PER_CHECK),
+        ("hazards", "where"): where,
+        ("apply_hazards", "where"): where,
+        ("skid", "where"): where,
+        ("damage", "dice"): (0, game.max_dice),
+        ("turbo_apply", "card"): (0, len(d.turbo) - 1),
+        ("shop", "points"): (0, r.pit.points),
     }
 
 
@@ -498,7 +473,7 @@ def _check_conservation(game: Game, s: State) -> None:
                 "hazard_deck",
                 f"{card.name}: {where} cards accounted for, the deck has {card.count}",
             )
-    held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]
+    held = [t[2] for t in s.tasks if t[0] == "turbo_apply"]  # (kind, seat, card)
     if s.decision is not None and s.decision.deck == "turbo":
         held.append(s.decision.card)
     for i, turbo in enumerate(game.decks.turbo):

@@ -22,10 +22,12 @@ from lunatix_env.rules.config import GadgetEffect
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.gamebase import joint_action, seat_index
 from tabletop.protocol import sample_discrete
+from tabletop.tasks import task_table
 
 if TYPE_CHECKING:
     from lunatix_env.rules.game import Game
 
+from lunatix_env.rules import tasks as T
 from lunatix_env.rules.records import (
     Car,
     CarTurn,
@@ -70,8 +72,8 @@ class State(Turn):
         self.track_chips: dict[int, int] = {}
         self.pit_counter = 0
         self.batches: list[list[int]] = []
-        self.tasks: list[tuple[Any, ...]] = [("round_start",), ("chip_mix",)]
-        self.tasks += [("deal_dot", s) for s in reversed(range(n))]
+        self.tasks: list[T.Task] = []
+        self._push(*[("deal_dot", s) for s in range(n)], ("chip_mix",), ("round_start",))
         self.decision: Decision | None = None
         self.chance: Chance | None = None
         self.turn: CarTurn | None = None
@@ -433,8 +435,9 @@ def _counts_distribution(counts: list[int]) -> list[tuple[int, float]]:
 
 #: every handler of the phases, by task, decision and chance kind
 _HANDLERS = {name: fn for cls in reversed(State.__mro__) for name, fn in vars(cls).items()}
-_TASKS = {name[3:]: fn for name, fn in _HANDLERS.items() if name.startswith("_t_")}
 _DECIDE = {name[3:]: fn for name, fn in _HANDLERS.items() if name.startswith("_d_")}
 _CHANCE = {name[3:]: fn for name, fn in _HANDLERS.items() if name.startswith("_c_")}
-State.task_handlers = _TASKS
+#: the task kinds: handlers, JSON names, field types (checked against the handlers here)
+TASK_TABLE = task_table(T.TASKS, State)
+State.task_handlers = TASK_TABLE.handlers
 _DECISION_KINDS = {k.value: k for k in DecisionKind}

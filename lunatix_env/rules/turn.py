@@ -99,9 +99,7 @@ class Turn(Pit):
         self.order = sorted(acts, key=self._order_key)
         if self.events is not None:
             self._event(E.ORDER, None, order=list(self.order))
-        self._push("round_end")
-        for seat in reversed(self.order):
-            self._push("turn", seat)
+        self._push(*[("turn", seat) for seat in self.order], ("round_end",))
 
     def card_number(self, action: Action) -> int:
         """The number printed on a played card (lower acts first)."""
@@ -120,7 +118,7 @@ class Turn(Pit):
         return (self.card_number(card), -car.speed, -round(car.u, 6), lane, pit, seat)
 
     def _t_round_end(self) -> None:
-        self._push("round_start")
+        self._push(("round_start",))
 
     # ------------------------------------------------------------------ a car's turn
     def _t_turn(self, seat: int) -> None:
@@ -129,8 +127,7 @@ class Turn(Pit):
             return
         card = self.game.codec.decode(self.cards[seat])  # type: ignore[arg-type]
         self.turn = CarTurn(seat)
-        self._push("end_turn", seat)
-        self._push("move")
+        self._push(("move",), ("end_turn", seat))
         if car.in_pit:
             self._start_pit_turn(car, card)
             return
@@ -162,7 +159,7 @@ class Turn(Pit):
             # exits blocked: the turn is wasted (self.turn is set: called from _t_turn)
             cast("CarTurn", self.turn).over = True
             return
-        self._push("pit_exit", car.seat)
+        self._push(("pit_exit", car.seat))
         if card.kind is ActionKind.CARD:
             self._ask(DecisionKind.ACCELERATE, car.seat)
             return
@@ -181,7 +178,7 @@ class Turn(Pit):
         assert self.turn is not None
         self.turn.ignore_max = True
         self.turn.rocket = True
-        self._push("curve_accel", car.seat, amount)
+        self._push(("curve_accel", car.seat, amount))
 
     def _d_brake(self, d: Decision, acts: dict[int, Action]) -> None:
         car = self.cars[d.seat]
@@ -194,13 +191,13 @@ class Turn(Pit):
         seat = d.seat
         a = acts[seat]
         if a.kind is ActionKind.TURBO:
-            self._push("turbo", seat)
+            self._push(("turbo", seat))
             return
         before = self.cars[seat].speed
         self.cars[seat].speed += a.arg
         if self.events is not None:
             self._event(E.SPEED, seat, before=before, after=before + a.arg, why="accelerate")
-        self._push("curve_accel", seat, a.arg)
+        self._push(("curve_accel", seat, a.arg))
 
     def _d_charge(self, d: Decision, acts: dict[int, Action]) -> None:
         self._d_accelerate(d, acts)
@@ -227,10 +224,11 @@ class Turn(Pit):
         if self.is_terminal():
             return
         car.facing ^= 1
-        self._push("set_speed", seat, new_speed)
-        for sq in reversed(path):  # chips met on the way apply in the final square
-            self._push("chip", seat, sq)
-        self._push("hazards", seat, self._cards_over(car.speed, curve_speed), TRACK)
+        self._push(
+            ("hazards", seat, self._cards_over(car.speed, curve_speed), TRACK),
+            *[("chip", seat, sq) for sq in path],  # chips met on the way apply in the final square
+            ("set_speed", seat, new_speed),
+        )
 
     def _t_set_speed(self, seat: int, speed: int) -> None:
         car = self.cars[seat]
@@ -248,7 +246,7 @@ class Turn(Pit):
         rating = self.game.track.rating[car.square]
         if rating is not None and car.speed > rating:
             per = self.game.rules.mph_per_hazard_card
-            self._push("hazards", seat, -(-amount // per), TRACK)
+            self._push(("hazards", seat, -(-amount // per), TRACK))
 
     # ------------------------------------------------------------------ movement
     def _t_move(self) -> None:
@@ -257,14 +255,15 @@ class Turn(Pit):
         car = self.cars[t.seat]
         if car.out or car.in_pit or t.over:
             return self._finish_move(car)
-        if self._remaining(car) <= 0:
+        remaining = self._remaining(car)
+        if remaining <= 0:
             if t.ram is RamCard.READY and self._ram_targets(car, car.square, self._occupied()):
-                self._push("move")
+                self._push(("move",))
                 self._ask(DecisionKind.RAM, car.seat)
                 return
             return self._finish_move(car)
-        self._push("move")
-        actions = self._step_actions(car)
+        self._push(("move",))
+        actions = self._step_actions(car, remaining)
         if actions:
             self._ask(DecisionKind.STEP, car.seat)
             self._legal[car.seat] = actions
@@ -278,7 +277,7 @@ class Turn(Pit):
         t.over = True
         if t.rocket and not car.in_pit and not car.out:
             t.rocket = False
-            self._push("chip", car.seat, car.square)
+            self._push(("chip", car.seat, car.square))
 
     def _d_step(self, d: Decision, acts: dict[int, Action]) -> None:
         seat = d.seat
@@ -309,16 +308,16 @@ class Turn(Pit):
             return
         # entering a square: curve hazards first (at the entry speed), then its chip
         if not t.rocket and new in self.track_chips:
-            self._push("chip", seat, new)
+            self._push(("chip", seat, new))
         tr = self.game.track
         cur = tr.curve[new]
         if cur is not None:
             if tr.curve[old] != cur:
                 self._push(
-                    "hazards", seat, self._cards_over(car.speed, cast(int, tr.rating[new])), TRACK
+                    ("hazards", seat, self._cards_over(car.speed, cast(int, tr.rating[new])), TRACK)
                 )
             elif tr.lane[new] < tr.lane[old] and car.speed > cast(int, tr.rating[new]):
-                self._push("hazards", seat, self.game.rules.curve_inward_cards, TRACK)
+                self._push(("hazards", seat, self.game.rules.curve_inward_cards, TRACK))
 
     def _d_ram(self, d: Decision, acts: dict[int, Action]) -> None:
         self._ram(self.cars[d.seat], acts[d.seat].arg)
@@ -354,8 +353,8 @@ class Turn(Pit):
         if kind is RamKind.HEAD_ON:
             self._lower_speed(car, 0, "slowed")
             self._lower_speed(target, 0, "slowed")
-        self._push("damage", car.seat, mine)
-        self._push("damage", target.seat, theirs)
+        self._push(("damage", car.seat, mine))
+        self._push(("damage", target.seat, theirs))
 
     # ------------------------------------------------------------------ end of turn
     def _t_end_turn(self, seat: int) -> None:

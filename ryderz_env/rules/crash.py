@@ -17,6 +17,7 @@ from ryderz_env.rules.geometry import (
     joint_line,
     nudge_point,
 )
+from ryderz_env.rules.tasks import Task
 
 if TYPE_CHECKING:
     pass
@@ -38,8 +39,9 @@ class Crash(Launch):
     def _t_resolve(self, seat: int) -> None:
         """Nudges, then the crash, then respawn and reappearing Prizms."""
         self._nudge_passed_over(seat)
-        respawn = [("respawn", seat)] if self._crash_step(seat) else []
-        self._push(*respawn, *[("toss",)] * cast("RiderTurn", self.turn).tosses)
+        respawn: list[Task] = [("respawn", seat)] if self._crash_step(seat) else []
+        tosses = cast("RiderTurn", self.turn).tosses
+        self._push(*respawn, *[("toss",) for _ in range(tosses)])
 
     def _nudge_passed_over(self, seat: int) -> None:
         r = self.game.rules

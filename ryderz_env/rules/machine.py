@@ -1,13 +1,14 @@
-"""The task machine of a Lazer Ryderz state: the stack of pending tasks (tuples naming a
-handler and its arguments, queued with :meth:`Machine._push`), the pending decision and chance
+"""The task machine of a Lazer Ryderz state: the stack of pending tasks (the typed tuples of
+:mod:`~ryderz_env.rules.tasks`, run by their ``_t_<kind>`` handlers, queued with
+:meth:`Machine._push`), the pending decision and chance
 event, the end of the game, and the score. The phases build on it;
 :class:`~ryderz_env.rules.state.State` is all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from ryderz_env.rules.events import RyderzEvent as E
 from ryderz_env.rules.geometry import (
     Element,
 )
+from ryderz_env.rules.tasks import Task
 from tabletop.errors import InvalidStateError
 from tabletop.gamebase import MachineQueries
 
@@ -52,8 +54,10 @@ class Machine(MachineQueries):
     _index: tuple[list[Element], np.ndarray] | None
     _boxes: tuple[tuple[list[Element], np.ndarray], np.ndarray] | None
     _touch: dict[int, frozenset[int]]
-    #: the ``_t_<task>`` handler of each task name (filled in by the state module)
-    task_handlers: ClassVar[dict[str, Callable[..., None]]]
+    #: the pending tasks, the next last (shared by clones: tasks are immutable)
+    tasks: list[Task]
+    #: the ``_t_<kind>`` handler of each task kind (filled in by the state module)
+    task_handlers: ClassVar[Mapping[str, Callable[..., None]]]
     decision_kinds = DecisionKind
     chance_kinds = ChanceKind
     in_progress = Outcome.IN_PROGRESS
@@ -77,9 +81,12 @@ class Machine(MachineQueries):
             task = self.tasks.pop()
             handlers[task[0]](self, *task[1:])
 
-    def _push(self, *tasks: tuple[Any, ...]) -> None:
-        """Queue tasks to run in the order given."""
-        self.tasks.extend(reversed(tasks))
+    def _push(self, *tasks: Task) -> None:
+        """Queue ``tasks`` to run in the order given (before the tasks already queued)."""
+        if len(tasks) == 1:
+            self.tasks.append(tasks[0])
+        else:
+            self.tasks += tasks[::-1]
 
     def _end(self, outcome: Outcome, winner: int | None = None) -> None:
         self.status, self.winner = outcome, winner

@@ -4,8 +4,9 @@ structured public view behind ``State.observation``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from ryderz_env.rules import tasks as T
 from ryderz_env.rules.config import Character, PieceKind
 from ryderz_env.rules.geometry import Element, Pose, make_element
 from ryderz_env.rules.records import (
@@ -18,7 +19,7 @@ from ryderz_env.rules.records import (
     Prizm,
     RiderTurn,
 )
-from ryderz_env.rules.state import _DECIDE, State
+from ryderz_env.rules.state import _DECIDE, TASK_TABLE, State
 from tabletop.errors import InvalidStateError
 from tabletop.jsoncheck import (
     as_bool,
@@ -254,7 +255,7 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
         ):
             raise bad(path, "a Prizm lies wholly on the table")
     _check_pieces_on_table(game, s)
-    s.tasks = [_task(t, i, n) for i, t in enumerate(as_list(key(data, "tasks", ""), "tasks"))]
+    s.tasks = _tasks(game, key(data, "tasks", ""))
     s.decision = _decision(key(data, "decision", ""), n)
     s.chance = _chance(key(data, "chance", ""), n)
     s.turn = _turn(key(data, "turn", ""), n, len(s.prizms), game.rules.die_faces)
@@ -280,24 +281,6 @@ def state_from_dict(game: Game, data: Mapping[str, Any]) -> State:
     return s
 
 
-#: task name -> argument checks (seat, launch position x, attempt number)
-_TASK_ARGS = {
-    "engines": ("attempt",),
-    "launch": ("seat", "x"),
-    "round_start": (),
-    "round_end": (),
-    "turn": ("seat",),
-    "power": ("seat",),
-    "bonus": ("seat",),
-    "move": ("seat",),
-    "shark": ("seat",),
-    "resolve": ("seat",),
-    "respawn": ("seat",),
-    "toss": (),
-    "turn_end": ("seat",),
-}
-
-
 def _arg(kind: str, v: Any, path: str, n: int) -> Any:
     if kind == "seat":
         return as_int(v, path, 0, n - 1)
@@ -309,21 +292,18 @@ def _arg(kind: str, v: Any, path: str, n: int) -> Any:
     return as_int(v, path, 0)
 
 
-def _task(v: Any, i: int, n: int) -> tuple[Any, ...]:
-    path = f"tasks[{i}]"
-    t = as_list(v, path)
-    if not t or not isinstance(t[0], str) or t[0] not in _TASK_ARGS:
-        raise bad(path, f"unknown task {t[:1]!r}; known: {', '.join(_TASK_ARGS)}")
-    kinds = _TASK_ARGS[t[0]]
-    if len(t) != 1 + len(kinds):
-        raise bad(path, f"task {t[0]!r} takes {len(kinds)} argument(s), got {len(t) - 1}")
-    return (
-        t[0],
-        *(
-            _arg(k, a, f"{path}[{j + 1}]", n)
-            for j, (k, a) in enumerate(zip(kinds, t[1:], strict=True))
-        ),
-    )
+def _tasks(game: Game, v: Any) -> list[T.Task]:
+    n, redos = game.rules.num_players, game.rules.max_redos
+
+    def check(kind: str, field: str, x: Any, path: str) -> Any:
+        if field == "attempt":
+            return as_int(x, path, 0, redos)  # the redos of Start Your Engines
+        return _arg(field, x, path, n)
+
+    tasks = as_list(v, "tasks")
+    return [
+        cast("T.Task", TASK_TABLE.from_json(t, f"tasks[{i}]", check)) for i, t in enumerate(tasks)
+    ]
 
 
 def _decision(v: Any, n: int) -> Decision | None:
@@ -440,7 +420,7 @@ def _check_heads(s: State) -> None:
         or any(t[0] == "engines" for t in s.tasks)
     ):
         return
-    placing = {t[1] for t in s.tasks if t[0] in ("launch", "respawn")}
+    placing = {t[1] for t in s.tasks if t[0] in ("launch", "respawn")}  # (kind, seat, ...)
     if d is not None and d.kind is DecisionKind.RESPAWN:
         placing.add(d.seat)
     if c is not None and c.kind is ChanceKind.LAUNCH_NOISE:

@@ -22,9 +22,11 @@ from ryderz_env.rules.geometry import (
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.gamebase import joint_action, seat_index
 from tabletop.protocol import check_rng, sample_discrete
+from tabletop.tasks import task_table
 
 if TYPE_CHECKING:
     from ryderz_env.rules.game import Game
+from ryderz_env.rules import tasks as T
 from ryderz_env.rules.records import (
     Chance,
     ChanceKind,
@@ -61,10 +63,11 @@ class State(Turn):
         self.marker = 0  # the first seat clockwise from the Tie-Breaker Marker
         self.order: list[int] = []
         self.turn_id = 0
-        self.tasks: list[tuple[Any, ...]] = [("round_start",), ("engines", 0)]
-        if r.odd_table.toss_start_prizms:  # each player tosses a starting Prizm (chance)
+        self.tasks: list[T.Task] = []
+        tosses = n if r.odd_table.toss_start_prizms else 0
+        if tosses:  # each player tosses a starting Prizm (chance)
             self.prizms = []
-            self.tasks += [("toss",)] * n
+        self._push(*[("toss",) for _ in range(tosses)], ("engines", 0), ("round_start",))
         self.decision: Decision | None = None
         self.chance: Chance | None = None
         self.turn: RiderTurn | None = None
@@ -334,21 +337,6 @@ def gear_deals(top_gear: int, num_players: int) -> tuple[tuple[int, ...], ...]:
     return tuple(itertools.permutations(range(1, top_gear + 1), num_players))
 
 
-_TASKS: dict[str, Callable[..., None]] = {
-    "engines": State._t_engines,
-    "launch": State._t_launch,
-    "round_start": State._t_round_start,
-    "round_end": State._t_round_end,
-    "turn": State._t_turn,
-    "power": State._t_power,
-    "bonus": State._t_bonus,
-    "move": State._t_move,
-    "shark": State._t_shark,
-    "resolve": State._t_resolve,
-    "respawn": State._t_respawn,
-    "toss": State._t_toss,
-    "turn_end": State._t_turn_end,
-}
 _DECIDE: dict[DecisionKind, Callable[[State, Decision, dict[int, Action]], None]] = {
     DecisionKind.ENGINES: State._d_engines,
     DecisionKind.RESPAWN: State._d_respawn,
@@ -365,6 +353,8 @@ _CHANCE: dict[ChanceKind, Callable[[State, Chance, Any], None]] = {
 }
 #: the handlers and enum members by the values kept in ``decision`` and ``chance`` dicts
 
-State.task_handlers = _TASKS
+#: the task kinds: handlers, JSON names, field types (checked against the handlers here)
+TASK_TABLE = task_table(T.TASKS, State)
+State.task_handlers = TASK_TABLE.handlers
 
 __all__ = ["NOOP", "ChanceKind", "DecisionKind", "Outcome", "Player", "Prizm", "State"]

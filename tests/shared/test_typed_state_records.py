@@ -1,0 +1,162 @@
+"""The typed state records (cars, players, the turn in progress) and the typed tasks of both
+engines: copies derived from the fields are independent, JSON derived from the fields is
+what the state writes, every task kind round-trips through JSON, and the machinery refuses
+a record or task table that does not hold together."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Literal
+
+import pytest
+
+from lunatix_env.rules import Car, CarTurn, RamCard
+from lunatix_env.rules import tasks as lunatix_tasks
+from lunatix_env.rules.state import TASK_TABLE as LUNATIX_TASKS
+from ryderz_env.rules import Player, RiderTurn
+from ryderz_env.rules import tasks as ryderz_tasks
+from ryderz_env.rules.state import TASK_TABLE as RYDERZ_TASKS
+from tabletop.errors import InvalidStateError
+from tabletop.staterecord import StateRecord, state_record
+from tabletop.tasks import task_table
+
+RECORDS: list[StateRecord] = [
+    Car(2, speed=30, max_speed=50, luck=3, gadgets=[4, 1], lunacies=[7]),
+    CarTurn(1, steps=3, ram=RamCard.READY, drop_kind=2),
+    Player(0, [[1, 2, 3], [4, 5, 6]], True),
+    RiderTurn(1, 5, scored=[2, 0], roll=4),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: type(r).__name__)
+def test_a_copy_equals_the_record_and_shares_no_list(record: StateRecord) -> None:
+    copy = record.copy()
+    assert copy == record and copy is not record
+    assert type(copy).FIELDS == tuple(f.name for f in dataclasses.fields(copy))  # type: ignore[arg-type]
+    for name in type(record).FIELDS:
+        value = getattr(copy, name)
+        if isinstance(value, list):
+            value.append([] if value and isinstance(value[0], list) else 99)
+            assert getattr(copy, name) != getattr(record, name), name
+            if value and isinstance(value[0], list):  # inner lists are copied too
+                value[0].append(99)
+                assert getattr(record, name)[0] != value[0], name
+
+
+@pytest.mark.parametrize("record", [r for r in RECORDS if not isinstance(r, Player)])
+def test_json_has_every_field_in_order_and_is_plain(record: StateRecord) -> None:
+    d = record.to_dict()
+    assert tuple(d) == type(record).FIELDS
+    assert json.loads(json.dumps(d)) == d  # enums as their values, no tuples
+    if isinstance(record, CarTurn):
+        assert d["ram"] == RamCard.READY.value
+
+
+def test_a_player_has_no_json_of_its_own() -> None:
+    with pytest.raises(TypeError, match="no JSON form"):
+        RECORDS[2].to_dict()
+
+
+def test_a_new_field_is_copied_and_written_without_more_code() -> None:
+    @state_record()
+    class Probe(StateRecord):
+        a: int
+        b: list[int] = dataclasses.field(default_factory=list)
+        c: list[list[int]] = dataclasses.field(default_factory=list)
+        d: RamCard = RamCard.MADE
+
+    p = Probe(1, [2], [[3]])
+    q = p.copy()
+    q.b.append(5)
+    q.c[0].append(5)
+    assert p.b == [2] and p.c == [[3]]
+    assert p.to_dict() == {"a": 1, "b": [2], "c": [[3]], "d": 2}
+
+
+def test_a_dict_field_has_no_json_form() -> None:
+    with pytest.raises(TypeError, match="dict field"):
+
+        @state_record()
+        class Bad(StateRecord):
+            m: dict[int, int]
+
+
+def test_an_undecorated_record_says_so() -> None:
+    class Plain(StateRecord):
+        __slots__ = ()
+
+    with pytest.raises(TypeError, match="not decorated"):
+        Plain().copy()
+
+
+# ---------------------------------------------------------------------------- tasks
+TABLES = {"lunatix": (LUNATIX_TASKS, lunatix_tasks), "ryderz": (RYDERZ_TASKS, ryderz_tasks)}
+
+
+def _accept(kind: str, field: str, x: Any, path: str) -> Any:
+    return x
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_task_kind_round_trips_through_json(name: str) -> None:
+    table, module = TABLES[name]
+    assert len(table.fields) == len(module.TASKS) == len(set(table.fields))
+    for kind, types in table.types.items():
+        task = (kind, *[0.5 if tp is float else 1 for tp in types])
+        back = table.from_json(json.loads(json.dumps(list(task))), "tasks[0]", _accept)
+        assert back == task and [type(x) for x in back[1:]] == list(types)
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_tasks_fields_are_named_by_its_handler(name: str) -> None:
+    table, _ = TABLES[name]
+    for kind, fields in table.fields.items():
+        handler = table.handlers[kind]
+        assert handler.__name__ == f"_t_{kind}"
+        assert handler.__code__.co_varnames[1 : 1 + len(fields)] == fields
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_task_read_from_json_is_checked_kind_arity_and_type(name: str) -> None:
+    table, _ = TABLES[name]
+    with pytest.raises(InvalidStateError, match=r"tasks\[3\]: unknown task \['fly'\]"):
+        table.from_json(["fly"], "tasks[3]", _accept)
+    kind, fields = next((k, f) for k, f in table.fields.items() if f)
+    with pytest.raises(InvalidStateError, match="argument"):
+        table.from_json([kind], "tasks[0]", _accept)
+    with pytest.raises(InvalidStateError, match=r"tasks\[0\]\[1\]"):
+        table.from_json([kind, *["x"] * len(fields)], "tasks[0]", _accept)
+    with pytest.raises(InvalidStateError, match=r"tasks\[0\]\[1\]"):
+        table.from_json([kind, *[float("nan")] * len(fields)], "tasks[0]", _accept)
+    with pytest.raises(InvalidStateError, match="tasks"):
+        table.from_json({"kind": kind}, "tasks[0]", _accept)
+
+
+def test_a_task_table_refuses_what_does_not_hold_together() -> None:
+    go = tuple[Literal["go"], int]
+    stop = tuple[Literal["stop"]]
+
+    class Missing:
+        def _t_go(self, seat: int) -> None: ...
+
+    with pytest.raises(TypeError, match="no _t_stop"):
+        task_table((go, stop), Missing)
+
+    class Mismatched:
+        def _t_go(self, seat: int, where: int) -> None: ...
+
+    with pytest.raises(TypeError, match="field"):
+        task_table((go,), Mismatched)
+
+    class Extra:
+        def _t_go(self, seat: int) -> None: ...
+
+        def _t_jump(self) -> None: ...
+
+    with pytest.raises(TypeError, match="jump"):
+        task_table((go,), Extra)
+    with pytest.raises(TypeError, match="Literal"):
+        task_table((tuple[str, int],), Extra)
+    with pytest.raises(TypeError, match="int or float"):
+        task_table((tuple[Literal["go"], str],), Extra)
