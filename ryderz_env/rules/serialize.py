@@ -162,7 +162,7 @@ def _element(game: Game, d: Any, seat: int, path: str) -> Element:
 
 def _player(game: Game, d: Any, seat: int) -> Player:
     path = f"players[{seat}]"
-    allowed = {"gear", "stalled", "power_ready", "supply", "head", "prev_turn", "lazer"}
+    allowed = set(Player.FIELDS) - {"seat"}  # a player's seat is its place in the list
     key(d, "gear", path)
     extra = set(d) - allowed
     if extra:

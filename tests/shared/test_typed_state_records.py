@@ -5,15 +5,19 @@ a record or task table that does not hold together."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from typing import Any, Literal
 
+import numpy as np
 import pytest
 
 from lunatix_env.rules import Car, CarTurn, RamCard
+from lunatix_env.rules import Game as LunatixGame
 from lunatix_env.rules import tasks as lunatix_tasks
 from lunatix_env.rules.state import TASK_TABLE as LUNATIX_TASKS
+from ryderz_env.rules import Game as RyderzGame
 from ryderz_env.rules import Player, RiderTurn
 from ryderz_env.rules import tasks as ryderz_tasks
 from ryderz_env.rules.state import TASK_TABLE as RYDERZ_TASKS
@@ -160,3 +164,48 @@ def test_a_task_table_refuses_what_does_not_hold_together() -> None:
         task_table((tuple[str, int],), Extra)
     with pytest.raises(TypeError, match="int or float"):
         task_table((tuple[Literal["go"], str],), Extra)
+
+
+# ---------------------------------------------------------------- every field read from JSON
+def _mid_game(game: Any, seed: int, in_turn: bool) -> Any:
+    """A seeded random-play state, inside a turn when ``in_turn``."""
+    rng = np.random.default_rng(seed)
+    s = game.new_initial_state(seed)
+    while not (s.turn is not None) == in_turn or s.round < 2:
+        if s.is_chance_node():
+            s.apply_chance(s.sample_chance(rng))
+            continue
+        acts = {}
+        for seat in s.current_players():
+            legal = s.legal_actions(seat)
+            acts[seat] = legal[int(rng.integers(len(legal)))]
+        s.apply_actions(acts)
+    return s
+
+
+@pytest.mark.parametrize(
+    ("game", "where", "fields"),
+    [
+        (LunatixGame(num_players=2), ("cars", 1), Car.FIELDS),
+        (LunatixGame(num_players=2), ("turn",), CarTurn.FIELDS),
+        (RyderzGame(num_players=2), ("players", 1), tuple(f for f in Player.FIELDS if f != "seat")),
+        (RyderzGame(num_players=2), ("turn",), RiderTurn.FIELDS),
+    ],
+    ids=["lunatix-car", "lunatix-turn", "ryderz-player", "ryderz-turn"],
+)
+def test_every_field_of_a_record_is_written_and_required(
+    game: Any, where: tuple[Any, ...], fields: tuple[str, ...]
+) -> None:
+    d = _mid_game(game, 3, in_turn=True).to_dict()
+    part = d
+    for k in where:
+        part = part[k]
+    assert set(part) == set(fields)  # the state writes every field, and nothing else
+    for name in fields:
+        broken = copy.deepcopy(d)
+        target = broken
+        for k in where:
+            target = target[k]
+        del target[name]
+        with pytest.raises(InvalidStateError, match=where[0]):
+            game.state_from_dict(broken)
