@@ -258,7 +258,7 @@ class MachineQueries:
     """Protocol queries of a state whose pending work is ``decision`` (a dict with ``seat``
     or, at a simultaneous node, ``seats``) or ``chance``, ended by ``status``."""
 
-    #: the pending tasks, the next last (each game's task named tuples, :mod:`tabletop.tasks`)
+    #: the pending tasks, the next last (each game's typed task tuples, :mod:`tabletop.tasks`)
     tasks: Sequence[tuple[Any, ...]]
     decision: PendingDecision | None
     chance: PendingChance | None

@@ -6,19 +6,22 @@ A field's annotation says how it is copied (states are cloned thousands of times
 by search, so the copy is generated code, as fast as a hand-written one):
 
 - ``list[list[...]]``: a new list of copied inner lists; ``list[...]``: a shallow copy;
-  ``dict[...]``: a shallow copy;
-- anything else is immutable and shared (ints, floats, bools, strings, enums, named tuples,
-  ``None``).
+  ``dict[...]``: a shallow copy (their items immutable);
+- an immutable value is shared (ints, floats, bools, strings, ``None``, enums, named tuples
+  and frozen dataclasses of such, unions of these);
+- any other type is refused when the class is defined (``TypeError``), so nothing mutable is
+  shared by accident.
 
 ``to_dict`` (records whose fields are JSON values or enums) gives the fields in declaration
-order, lists copied, enums as their values. Tasks and pending decisions are immutable named
-tuples instead: a clone shares them.
+order, lists copied, enums as their values. Pending decisions and chance events are immutable
+named tuples and tasks immutable tuples instead: a clone shares them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import types
 import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, Self, TypeVar, dataclass_transform
@@ -44,19 +47,61 @@ class StateRecord:
         raise TypeError(f"{type(self).__name__} has no JSON form of its own")
 
 
-def _how(tp: Any) -> str:
-    """How a field of type ``tp`` is copied: ``nested``, ``list``, ``dict`` or ``shared``."""
+def _immutable(tp: Any) -> bool:
+    """Whether values of type ``tp`` cannot change: numbers, strings, bools, None, enums,
+    named tuples and tuples of such, frozen dataclasses, and unions of these."""
+    if tp in (int, float, bool, str, type(None)):
+        return True
     origin = typing.get_origin(tp)
-    if origin is list:
-        (inner,) = typing.get_args(tp)
-        return "nested" if typing.get_origin(inner) is list else "list"
-    if origin is dict:
+    if origin in (typing.Union, types.UnionType) or origin is tuple:
+        return all(_immutable(a) for a in typing.get_args(tp) if a is not Ellipsis)
+    if isinstance(tp, type):
+        if issubclass(tp, enum.Enum) or issubclass(tp, tuple):
+            return all(_immutable(a) for a in typing.get_type_hints(tp).values())
+        params = getattr(tp, "__dataclass_params__", None)
+        return params is not None and params.frozen
+    return False
+
+
+def _how(owner: str, name: str, tp: Any) -> str:
+    """How field ``name`` of type ``tp`` is copied: ``nested``, ``list``, ``dict`` or
+    ``shared``; ``TypeError`` for a type whose copy this cannot derive."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is list and _immutable(args[0]):
+        return "list"
+    if origin is list and typing.get_origin(args[0]) is list and _immutable(args[0].__args__[0]):
+        return "nested"
+    if origin is dict and _immutable(args[0]) and _immutable(args[1]):
         return "dict"
-    return "shared"
+    if _immutable(tp):
+        return "shared"
+    raise TypeError(
+        f"{owner}.{name}: {tp} is not a type a state record can copy (immutable values, "
+        "lists of them, lists of such lists, dicts of them)"
+    )
 
 
 def _is_enum(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _json_part(owner: str, name: str, tp: Any, how: str) -> str:
+    """The expression writing field ``name`` as JSON in the generated ``to_dict``."""
+    if _is_enum(tp):
+        return f"{name!r}: s.{name}.value"
+    plain = (int, float, bool, str, type(None))
+    inner: Any = tp
+    if how == "list":
+        inner = typing.get_args(tp)[0]
+    elif how == "nested":
+        inner = typing.get_args(typing.get_args(tp)[0])[0]
+    if how != "dict" and all(a in plain for a in (typing.get_args(inner) or (inner,))):
+        return {
+            "shared": f"{name!r}: s.{name}",
+            "list": f"{name!r}: list(s.{name})",
+            "nested": f"{name!r}: [list(x) for x in s.{name}]",
+        }[how]
+    raise TypeError(f"{owner}.{name}: {tp} has no JSON form here (make the record json=False)")
 
 
 def _compile(name: str, src: str, scope: dict[str, Any]) -> Callable[..., Any]:
@@ -65,40 +110,33 @@ def _compile(name: str, src: str, scope: dict[str, Any]) -> Callable[..., Any]:
     return fn
 
 
-@dataclass_transform()
+@dataclass_transform(kw_only_default=True)
 def state_record(*, json: bool = True) -> Callable[[type[R]], type[R]]:
-    """Make ``cls`` a slots dataclass with a generated ``copy`` (and ``to_dict`` when
-    ``json``: every field a JSON value, a list of them, or an enum)."""
+    """Make ``cls`` a slots dataclass, every field a keyword (``Car(seat=0, speed=30)``), with
+    a generated ``copy`` (and ``to_dict`` when ``json``: every field a JSON value, a list of
+    them, a list of such lists, or an enum). ``TypeError`` for a field of a type whose copy or
+    JSON this cannot derive. Records compare by value (and so cannot be hashed)."""
 
     def decorate(cls: type[R]) -> type[R]:
-        new = dataclasses.dataclass(slots=True)(cls)
+        new = dataclasses.dataclass(slots=True, kw_only=True)(cls)
         hints = typing.get_type_hints(new)
         names = tuple(f.name for f in dataclasses.fields(new))  # type: ignore[arg-type]
+        hows = {f: _how(cls.__name__, f, hints[f]) for f in names}
         copies = {
             "nested": "[x.copy() for x in s.{0}]",
             "list": "s.{0}.copy()",
             "dict": "s.{0}.copy()",
             "shared": "s.{0}",
         }
-        args = ", ".join(copies[_how(hints[f])].format(f) for f in names)
-        scope: dict[str, Any] = {"cls": new}
-        new.copy = _compile("copy", f"def copy(s):\n    return cls({args})\n", scope)  # type: ignore[method-assign]
+        # the copy sets the slots directly: faster than calling the constructor
+        lines = [f"    c.{f} = {copies[hows[f]].format(f)}\n" for f in names]
+        body = "def copy(s):\n    c = new(cls)\n" + "".join(lines) + "    return c\n"
+        scope: dict[str, Any] = {"cls": new, "new": object.__new__}
+        new.copy = _compile("copy", body, scope)  # type: ignore[method-assign]
         new.copy.__doc__ = StateRecord.copy.__doc__
         new.FIELDS = names
         if json:
-            parts = []
-            for f in names:
-                how = _how(hints[f])
-                if _is_enum(hints[f]):
-                    parts.append(f"{f!r}: s.{f}.value")
-                elif how == "shared":
-                    parts.append(f"{f!r}: s.{f}")
-                elif how == "nested":
-                    parts.append(f"{f!r}: [list(x) for x in s.{f}]")
-                elif how == "list":
-                    parts.append(f"{f!r}: list(s.{f})")
-                else:
-                    raise TypeError(f"{cls.__name__}.{f}: a dict field has no JSON form here")
+            parts = [_json_part(cls.__name__, f, hints[f], hows[f]) for f in names]
             body = "def to_dict(s):\n    return {" + ", ".join(parts) + "}\n"
             new.to_dict = _compile("to_dict", body, {})  # type: ignore[method-assign]
             new.to_dict.__doc__ = StateRecord.to_dict.__doc__

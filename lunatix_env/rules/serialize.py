@@ -53,7 +53,7 @@ def _car(game: Game, d: Any, seat: int) -> Car:
         raise _err(path, f"unknown keys {sorted(extra)}")
     r, tr = game.rules, game.track
     ng = len(game.decks.gadgets)
-    c = Car(seat)
+    c = Car(seat=seat)
     if _int(_get(d, "seat", path), f"{path}.seat") != seat:
         raise _err(path, "seat does not match its position")
     c.square = _int(_get(d, "square", path), f"{path}.square", -1, tr.num_squares - 1)

@@ -56,7 +56,8 @@ class State(Turn):
         n = r.num_players
         self.seed = seed
         self.cars = [
-            Car(i, speed=r.start_speed, max_speed=r.max_speed, luck=r.luck_chips) for i in range(n)
+            Car(seat=i, speed=r.start_speed, max_speed=r.max_speed, luck=r.luck_chips)
+            for i in range(n)
         ]
         self.round = 0
         self.cards: list[int | None] = [None] * n

@@ -126,7 +126,7 @@ class Turn(Pit):
         if car.out:
             return
         card = self.game.codec.decode(self.cards[seat])  # type: ignore[arg-type]
-        self.turn = CarTurn(seat)
+        self.turn = CarTurn(seat=seat)
         self._push(("move",), ("end_turn", seat))
         if car.in_pit:
             self._start_pit_turn(car, card)

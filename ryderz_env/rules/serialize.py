@@ -171,7 +171,8 @@ def _player(game: Game, d: Any, seat: int) -> Player:
         as_ints(g, f"{path}.supply[{i}]", 3, 0)
         for i, g in enumerate(as_list(key(d, "supply", path), f"{path}.supply", game.top_gear))
     ]
-    p = Player(seat, supply, as_bool(key(d, "power_ready", path), f"{path}.power_ready"))
+    ready = as_bool(key(d, "power_ready", path), f"{path}.power_ready")
+    p = Player(seat=seat, supply=supply, power_ready=ready)
     p.gear = as_int(key(d, "gear", path), f"{path}.gear", 1, game.top_gear)
     p.stalled = as_bool(key(d, "stalled", path), f"{path}.stalled")
     p.prev_turn = as_int(key(d, "prev_turn", path), f"{path}.prev_turn", -1)

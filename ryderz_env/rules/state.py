@@ -57,7 +57,10 @@ class State(Turn):
             return
         r = game.rules
         n = r.num_players
-        self.players = [Player(s, [list(g) for g in game.supply], r.powers) for s in range(n)]
+        self.players = [
+            Player(seat=s, supply=[list(g) for g in game.supply], power_ready=r.powers)
+            for s in range(n)
+        ]
         self.prizms = [Prizm(x, y) for x, y in game.start_prizms]
         self.round = 0
         self.marker = 0  # the first seat clockwise from the Tie-Breaker Marker

@@ -53,7 +53,7 @@ class Turn(Crash):
 
     def _t_turn(self, seat: int) -> None:
         self.turn_id += 1
-        self.turn = RiderTurn(seat, self.turn_id)
+        self.turn = RiderTurn(seat=seat, id=self.turn_id)
         self._push(
             ("power", seat),
             ("bonus", seat),

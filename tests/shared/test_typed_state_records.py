@@ -26,10 +26,10 @@ from tabletop.staterecord import StateRecord, state_record
 from tabletop.tasks import task_table
 
 RECORDS: list[StateRecord] = [
-    Car(2, speed=30, max_speed=50, luck=3, gadgets=[4, 1], lunacies=[7]),
-    CarTurn(1, steps=3, ram=RamCard.READY, drop_kind=2),
-    Player(0, [[1, 2, 3], [4, 5, 6]], True),
-    RiderTurn(1, 5, scored=[2, 0], roll=4),
+    Car(seat=2, speed=30, max_speed=50, luck=3, gadgets=[4, 1], lunacies=[7]),
+    CarTurn(seat=1, steps=3, ram=RamCard.READY, drop_kind=2),
+    Player(seat=0, supply=[[1, 2, 3], [4, 5, 6]], power_ready=True),
+    RiderTurn(seat=1, id=5, scored=[2, 0], roll=4),
 ]
 
 
@@ -70,7 +70,7 @@ def test_a_new_field_is_copied_and_written_without_more_code() -> None:
         c: list[list[int]] = dataclasses.field(default_factory=list)
         d: RamCard = RamCard.MADE
 
-    p = Probe(1, [2], [[3]])
+    p = Probe(a=1, b=[2], c=[[3]])
     q = p.copy()
     q.b.append(5)
     q.c[0].append(5)
@@ -79,11 +79,34 @@ def test_a_new_field_is_copied_and_written_without_more_code() -> None:
 
 
 def test_a_dict_field_has_no_json_form() -> None:
-    with pytest.raises(TypeError, match="dict field"):
+    with pytest.raises(TypeError, match="no JSON form"):
 
         @state_record()
         class Bad(StateRecord):
             m: dict[int, int]
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [set[int], list[int] | None, dict[int, list[int]], list[set[int]], bytearray],
+    ids=["set", "optional-list", "dict-of-lists", "list-of-sets", "bytearray"],
+)
+def test_a_field_whose_copy_cannot_be_derived_is_refused(annotation: Any) -> None:
+    bad = type("Bad", (StateRecord,), {"__annotations__": {"m": annotation}})
+    with pytest.raises(TypeError, match="not a type a state record can copy"):
+        state_record(json=False)(bad)
+
+
+@pytest.mark.parametrize("annotation", [RamCard | None, list[RamCard]])
+def test_enums_inside_containers_have_no_json_form(annotation: Any) -> None:
+    with pytest.raises(TypeError, match="no JSON form"):
+        state_record()(type("Bad", (StateRecord,), {"__annotations__": {"m": annotation}}))
+
+
+def test_records_take_keywords_only() -> None:
+    with pytest.raises(TypeError):
+        Car(0, 50, 100, 3)  # type: ignore[misc]  # the old positional form is refused
+    assert Car(seat=0, speed=50).speed == 50
 
 
 def test_an_undecorated_record_says_so() -> None:
@@ -209,3 +232,11 @@ def test_every_field_of_a_record_is_written_and_required(
         del target[name]
         with pytest.raises(InvalidStateError, match=where[0]):
             game.state_from_dict(broken)
+
+
+def test_every_lunatix_task_field_besides_the_seat_has_a_range() -> None:
+    from lunatix_env.rules.serialize import _task_bounds
+
+    bounds = _task_bounds(LunatixGame(num_players=2))
+    needed = {(k, f) for k, fields in LUNATIX_TASKS.fields.items() for f in fields if f != "seat"}
+    assert needed == set(bounds)
