@@ -67,6 +67,14 @@ what the two games need:
   mapped to [0, 1] by the lowest and highest value backed up for that seat in this search
   (MuZero's min-max normalisation), so the small differences an evaluator makes between
   sibling moves are not drowned by the exploration term; ``value_scale`` is then unused.
+- **Minor decisions** (``minor_kinds``, ``minor_share``): decisions of the kinds the game's
+  registry entry lists as minor (``state.decision_kind()``: Lunatix Loop's lane steps, about
+  three of every four of a car's decisions, each a choice between neighbouring lanes) get
+  ``minor_share`` of the budget (simulations and milliseconds alike, at least one
+  simulation); a share of 0 plays the prior policy's move (the rollout policy's without
+  one) without searching. Time management as in game engines: with the budget spent where
+  the choice matters (cards, speeds), a search with the same mean time a move searches each
+  major decision several times longer. Inside the tree every kind is searched alike.
 - **Final move**: the root action with the most visits, ties broken by mean value for the
   seat, then by the prior, then by the first in the legal list.
 """
@@ -172,6 +180,8 @@ class MCTSBot:
     the true state (a cheating baseline, for tests and comparisons only);
     ``prior_policy`` (a Bot) gives PUCT priors at the top ``prior_depth`` levels (weight
     ``prior_weight``, uniform share ``prior_mix``); ``normalize`` min-max normalises values.
+    Decisions whose kind is in ``minor_kinds`` get ``minor_share`` of the budget (0: the
+    prior or rollout policy's move, no search).
     """
 
     def __init__(
@@ -193,6 +203,8 @@ class MCTSBot:
         prior_depth: int = 1,
         normalize: bool = False,
         settle_chance: bool = False,
+        minor_kinds: Sequence[str] = (),
+        minor_share: float = 1.0,
         seed: int | None = None,
     ) -> None:
         if sims is None and max_ms is None:
@@ -205,6 +217,10 @@ class MCTSBot:
             raise ValueError("rollout_depth >= 0, chance_children >= 1, value_scale > 0")
         if prior_weight <= 0 or not 0.0 <= prior_mix <= 1.0 or prior_depth < 0:
             raise ValueError("prior_weight > 0, 0 <= prior_mix <= 1, prior_depth >= 0")
+        if not 0.0 <= minor_share <= 1.0:
+            raise ValueError("0 <= minor_share <= 1")
+        if minor_kinds and minor_share == 0.0 and prior_policy is None and rollout_policy is None:
+            raise ValueError("minor_share=0 plays the prior or rollout policy's move: give one")
         self.evaluator: Evaluator = evaluator if evaluator is not None else ZeroEvaluator()
         self.sims = sims
         self.max_ms = max_ms
@@ -221,6 +237,8 @@ class MCTSBot:
         self.prior_depth = prior_depth
         self.normalize = normalize
         self.settle_chance = settle_chance
+        self.minor_kinds = tuple(minor_kinds)
+        self.minor_share = minor_share
         self._lo: list[float] = []
         self._hi: list[float] = []
         budget = [] if sims is None else [f"sims={sims}"]
@@ -243,11 +261,17 @@ class MCTSBot:
         t0 = time.perf_counter()
         if seat not in state.current_players():
             raise IllegalActionError(f"seat {seat} is not deciding now")
-        root_actions = self._candidates(state, seat)
+        share = self._share(state)
         self.last_stats = stats = MCTSStats()
+        if share == 0.0:
+            policy = self.prior_policy if self.prior_policy is not None else self.rollout_policy
+            assert policy is not None  # checked in __init__
+            return policy.act(state, seat)
+        root_actions = self._candidates(state, seat)
         if len(root_actions) == 1:
             return root_actions[0]
-        deadline = None if self.max_ms is None else t0 + self.max_ms / 1000.0
+        sims = None if self.sims is None else max(1, round(self.sims * share))
+        deadline = None if self.max_ms is None else t0 + self.max_ms * share / 1000.0
         n = len(state.returns())
         root = _Node(n)
         self._lo, self._hi = [math.inf] * n, [-math.inf] * n
@@ -256,7 +280,7 @@ class MCTSBot:
             start = time.perf_counter()
             self._simulate(state, seat, root, root_actions, n, stats)
             stats.simulations += 1
-            if self.sims is not None and stats.simulations >= self.sims:
+            if sims is not None and stats.simulations >= sims:
                 break
             if deadline is not None:
                 now = time.perf_counter()
@@ -265,6 +289,14 @@ class MCTSBot:
                     break
         stats.seconds = time.perf_counter() - t0
         return self._best(root, seat, root_actions, simultaneous=len(state.current_players()) > 1)
+
+    def _share(self, state: State) -> float:
+        """The share of the budget the pending decision gets (``minor_share`` for a minor
+        kind, else 1)."""
+        if not self.minor_kinds:
+            return 1.0
+        kind = state.decision_kind()
+        return self.minor_share if kind is not None and kind.value in self.minor_kinds else 1.0
 
     # ------------------------------------------------------------------ search
     def _candidates(self, state: State, seat: int) -> list[Any]:

@@ -16,7 +16,9 @@ spec                      bot
                           the prior, 0..1), ``pdepth`` (tree levels with priors, 0: root),
                           ``norm`` (``1``: min-max normalised values, or ``0``),
                           ``settle`` (``1``: pending chance sampled before a leaf
-                          is evaluated, or ``0``)
+                          is evaluated, or ``0``), ``minor`` (share of the budget, 0..1,
+                          of the game's minor decisions: Lunatix Loop's lane steps;
+                          0 plays the heuristic's move there)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
 ``trained``               the shipped trained policy of the game for the state's player
@@ -70,6 +72,7 @@ _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "pw": ("prior_weight", float),
     "pmix": ("prior_mix", float),
     "pdepth": ("prior_depth", int),
+    "minor": ("minor_share", float),
 }
 _MCTS_CHOICES = {
     "rollout": ("random", "heuristic"),
@@ -79,7 +82,7 @@ _MCTS_CHOICES = {
     "settle": ("0", "1"),
 }
 #: numeric mcts options that may be 0
-_MCTS_ZERO_OK = ("depth", "pdepth", "pmix")
+_MCTS_ZERO_OK = ("depth", "pdepth", "pmix", "minor")
 
 
 def parse(spec: str) -> BotSpec:
@@ -119,8 +122,8 @@ def parse(spec: str) -> BotSpec:
                 raise BotSpecError(f"mcts {key}={value!r} is not a number") from None
             if not number > 0 and not (key in _MCTS_ZERO_OK and number == 0):
                 raise BotSpecError(f"mcts {key}={value!r} must be positive")
-            if key == "pmix" and number > 1:
-                raise BotSpecError(f"mcts pmix={value!r} must be between 0 and 1")
+            if key in ("pmix", "minor") and number > 1:
+                raise BotSpecError(f"mcts {key}={value!r} must be between 0 and 1")
         options.append((key, value))
     return BotSpec(kind, tuple(options))
 
@@ -194,6 +197,13 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
         kwargs["prior_policy"] = heuristic(seed=seed)
     kwargs["normalize"] = opts.get("norm") == "1"
     kwargs["settle_chance"] = opts.get("settle") == "1"
+    if "minor" in opts:
+        if kwargs["minor_share"] == 0 and not {"rollout_policy", "prior_policy"} & set(kwargs):
+            raise BotSpecError(
+                "mcts minor=0 plays the heuristic's move on minor decisions: it needs "
+                "prior=heuristic or rollout=heuristic"
+            )
+        kwargs["minor_kinds"] = entry.minor_decisions
     extra = getattr(heuristic, "extra_actions", None)
     if extra is not None:  # candidate actions the engine's finite list leaves out (aims)
         kwargs["extra_actions"] = extra

@@ -62,6 +62,11 @@ class State(Protocol):
         """Apply a chance outcome."""
         ...
 
+    def decision_kind(self) -> enum.Enum | None:
+        """The kind of the pending decision (a game-specific enum with ``str`` values, such
+        as Lunatix Loop's ``step``), or None at a chance node or a terminal state."""
+        ...
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Legal actions of ``seat`` now; non-empty for a deciding seat."""
         ...

@@ -51,6 +51,9 @@ class GameEntry:
     # outcome reasons (values of the engine's outcome enum) that reports count besides
     # wins and truncations, with their labels
     outcome_labels: dict[str, str] = field(default_factory=dict)
+    # decision kinds (values of the engine's decision enum) that are many and each of little
+    # consequence, which a search may give a share of its budget (``mcts:minor=``)
+    minor_decisions: tuple[str, ...] = ()
 
     # -- the engine ---------------------------------------------------------------------
     def rules(self) -> ModuleType:
@@ -130,6 +133,7 @@ GAMES: dict[str, GameEntry] = {
         heuristic="agents.heuristic_lunatix:LunatixHeuristic",
         train_config="lunatix_maskppo.yaml",
         outcome_labels={"all_out": "games ending with every car out"},
+        minor_decisions=("step",),
     ),
     "ryderz": GameEntry(
         name="ryderz",

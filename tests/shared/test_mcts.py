@@ -386,3 +386,74 @@ def test_settled_leaves_are_evaluated_after_their_chance_events(settle: bool) ->
     assert spec.settle_chance and not make_bot("mcts:sims=5", "ryderz", seed=0).settle_chance
     with pytest.raises(BotSpecError):
         parse("mcts:settle=yes")
+
+
+# ---------------------------------------------------------------------- minor decisions
+def _lunatix_at(kind: str, major: bool = False) -> Any:
+    """A random-play Lunatix Loop state whose pending decision is of ``kind`` with more than
+    one legal action."""
+    g = LunatixGame(num_players=2)
+    for seed in range(50):
+        for steps in range(5, 80, 3):
+            s, _ = random_state(g, seed, steps)
+            kind_now = s.decision_kind()
+            if kind_now is None or kind_now.value != kind:
+                continue
+            seat = s.current_players()[0]
+            if len(s.legal_actions(seat)) > 1:
+                return s
+    raise AssertionError(f"no {kind} decision found")
+
+
+def test_minor_decisions_get_their_share_of_the_budget() -> None:
+    """Lunatix Loop's lane steps are minor (registry): with ``minor_share`` they get that
+    share of the simulations, other kinds the whole budget; 0 plays the prior's move."""
+    step, card = _lunatix_at("step"), _lunatix_at("card")
+    for share, step_sims in ((1.0, 40), (0.25, 10), (0.01, 1)):
+        bot = MCTSBot(sims=40, rollout_depth=2, minor_kinds=("step",), minor_share=share, seed=0)
+        seat = step.current_players()[0]
+        assert step.is_legal(seat, bot.act(step, seat))
+        assert bot.last_stats.simulations == step_sims
+        seat = card.current_players()[0]
+        assert card.is_legal(seat, bot.act(card, seat))
+        assert bot.last_stats.simulations == 40
+    bot = MCTSBot(
+        sims=40,
+        prior_policy=LunatixHeuristic(seed=3),
+        minor_kinds=("step",),
+        minor_share=0.0,
+        seed=0,
+    )
+    seat = step.current_players()[0]
+    prior_seed = int(np.random.default_rng(0).integers(2**31))  # as reset(0) seeds it
+    assert bot.act(step, seat) == LunatixHeuristic(seed=prior_seed).act(step, seat)
+    assert bot.last_stats.simulations == 0
+    with pytest.raises(ValueError, match="prior or rollout policy"):
+        MCTSBot(sims=4, minor_kinds=("step",), minor_share=0.0)
+    with pytest.raises(ValueError):
+        MCTSBot(sims=4, minor_share=1.5)
+
+
+def test_minor_spec_key_uses_the_registry_kinds() -> None:
+    bot = make_bot("mcts:sims=10,prior=heuristic,minor=0", "lunatix", seed=0)
+    assert isinstance(bot, MCTSBot)
+    assert (bot.minor_kinds, bot.minor_share) == (("step",), 0.0)
+    ryderz = make_bot("mcts:sims=10,minor=0.5", "ryderz", seed=0)
+    assert ryderz.minor_kinds == () and ryderz.minor_share == 0.5
+    assert make_bot("mcts:sims=10", "lunatix", seed=0).minor_kinds == ()
+    for bad in ("mcts:minor=2", "mcts:minor=-0.5", "mcts:minor=half"):
+        with pytest.raises(BotSpecError):
+            parse(bad)
+    with pytest.raises(BotSpecError, match="prior=heuristic"):
+        make_bot("mcts:sims=10,minor=0", "lunatix", seed=0)
+
+
+def test_registry_minor_decisions_are_decision_kinds_of_the_engine() -> None:
+    from tabletop import registry
+
+    for name in registry.names():
+        entry = registry.get(name)
+        s = entry.game(num_players=2).new_initial_state(seed=0)
+        kinds = {k.value for k in type(_settle(s, np.random.default_rng(0)).decision_kind())}
+        assert set(entry.minor_decisions) <= kinds, name
+    assert registry.get("lunatix").minor_decisions == ("step",)
