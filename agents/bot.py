@@ -10,13 +10,14 @@ hidden parts were redrawn by ``state.resample_hidden(seat, rng)``. Every bot is 
 
 from __future__ import annotations
 
+import pickle
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from tabletop.protocol import State
 
-__all__ = ["Bot", "Evaluator", "RandomBot"]
+__all__ = ["Bot", "Evaluator", "MemoBot", "RandomBot"]
 
 
 @runtime_checkable
@@ -61,3 +62,47 @@ class RandomBot:
         """A uniformly random legal action."""
         legal = state.legal_actions(seat)
         return legal[int(self.rng.integers(len(legal)))]
+
+
+class MemoBot:
+    """Remembers the moves of a bot that decides from ``state.observation(seat)`` and
+    ``state.legal_actions(seat)`` alone (a class attribute ``decides_from_observation =
+    True`` says so): a state whose observation for the seat was seen before gets the move
+    played then, without asking the bot again (its tie-break draw included).
+
+    A search asks its rollout policy about the same positions many times (simulations that
+    follow the same moves and chance outcomes); MCTS clears the memo at each search
+    (``MCTSBot(memo=True)``), which bounds its size. Keys are the pickled observation (the
+    same dict built the same way pickles to the same bytes) and the seat.
+    """
+
+    def __init__(self, bot: Bot) -> None:
+        if not getattr(bot, "decides_from_observation", False):
+            raise ValueError(
+                f"{getattr(bot, 'name', bot)!r} does not declare decides_from_observation: "
+                "its moves cannot be remembered by observation"
+            )
+        self.bot = bot
+        self.name = bot.name
+        self.moves: dict[tuple[int, bytes], Any] = {}
+        self.hits = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reset the bot and forget every move."""
+        self.bot.reset(seed)
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every move (the bot's own state is kept)."""
+        self.moves.clear()
+        self.hits = 0
+
+    def act(self, state: State, seat: int) -> Any:
+        """The bot's move, remembered by (seat, observation)."""
+        key = (seat, pickle.dumps(state.observation(seat), protocol=pickle.HIGHEST_PROTOCOL))
+        move = self.moves.get(key)
+        if move is None:
+            move = self.moves[key] = self.bot.act(state, seat)
+        else:
+            self.hits += 1
+        return move

@@ -496,6 +496,9 @@ class LunatixHeuristic:
 
     name = "heuristic"
     version = 1
+    #: its moves depend on ``state.observation(seat)`` and the legal actions alone (and its
+    #: tie-break draws), so a search may remember them (``agents.bot.MemoBot``)
+    decides_from_observation = True
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -75,6 +75,13 @@ what the two games need:
   one) without searching. Time management as in game engines: with the budget spent where
   the choice matters (cards, speeds), a search with the same mean time a move searches each
   major decision several times longer. Inside the tree every kind is searched alike.
+- **Memo** (``memo=True``): the rollout and prior policies are wrapped in
+  :class:`~agents.bot.MemoBot`, which remembers their moves by (seat, observation) for the
+  length of one search; valid for policies that decide from the observation alone (the
+  Lunatix Loop heuristic). Simulations pass the same positions again and again until their
+  chance draws part (in Lunatix Loop a third of the rollout policy's calls at a card
+  decision), and a remembered move costs an observation and its pickle (~20 us) against
+  ~200-800 us for the heuristic's planning.
 - **Final move**: the root action with the most visits, ties broken by mean value for the
   seat, then by the prior, then by the first in the legal list.
 """
@@ -89,7 +96,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.bot import Bot, Evaluator
+from agents.bot import Bot, Evaluator, MemoBot
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.protocol import State, sample_discrete
 
@@ -181,7 +188,8 @@ class MCTSBot:
     ``prior_policy`` (a Bot) gives PUCT priors at the top ``prior_depth`` levels (weight
     ``prior_weight``, uniform share ``prior_mix``); ``normalize`` min-max normalises values.
     Decisions whose kind is in ``minor_kinds`` get ``minor_share`` of the budget (0: the
-    prior or rollout policy's move, no search).
+    prior or rollout policy's move, no search). ``memo`` remembers the policies' moves by
+    observation within a search (:class:`~agents.bot.MemoBot`).
     """
 
     def __init__(
@@ -205,6 +213,7 @@ class MCTSBot:
         settle_chance: bool = False,
         minor_kinds: Sequence[str] = (),
         minor_share: float = 1.0,
+        memo: bool = False,
         seed: int | None = None,
     ) -> None:
         if sims is None and max_ms is None:
@@ -227,6 +236,11 @@ class MCTSBot:
         self.exploration = exploration
         self.value_scale = value_scale
         self.rollout_depth = rollout_depth
+        if memo and rollout_policy is not None:
+            rollout_policy = MemoBot(rollout_policy)
+        if memo and prior_policy is not None:
+            prior_policy = MemoBot(prior_policy)
+        self.memo = memo
         self.rollout_policy = rollout_policy
         self.chance_children = chance_children
         self.extra_actions = extra_actions
@@ -261,6 +275,9 @@ class MCTSBot:
         t0 = time.perf_counter()
         if seat not in state.current_players():
             raise IllegalActionError(f"seat {seat} is not deciding now")
+        for policy in (self.rollout_policy, self.prior_policy):
+            if isinstance(policy, MemoBot):
+                policy.clear()  # one search's positions: the memo stays small
         share = self._share(state)
         self.last_stats = stats = MCTSStats()
         if share == 0.0:

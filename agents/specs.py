@@ -18,7 +18,9 @@ spec                      bot
                           ``settle`` (``1``: pending chance sampled before a leaf
                           is evaluated, or ``0``), ``minor`` (share of the budget, 0..1,
                           of the game's minor decisions: Lunatix Loop's lane steps;
-                          0 plays the heuristic's move there)
+                          0 plays the heuristic's move there), ``memo`` (``1``: the
+                          heuristic's moves remembered by observation within a search,
+                          where it decides from the observation alone: Lunatix Loop)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
 ``trained``               the shipped trained policy of the game for the state's player
@@ -80,6 +82,7 @@ _MCTS_CHOICES = {
     "prior": ("none", "heuristic"),
     "norm": ("0", "1"),
     "settle": ("0", "1"),
+    "memo": ("0", "1"),
 }
 #: numeric mcts options that may be 0
 _MCTS_ZERO_OK = ("depth", "pdepth", "pmix", "minor")
@@ -197,6 +200,13 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
         kwargs["prior_policy"] = heuristic(seed=seed)
     kwargs["normalize"] = opts.get("norm") == "1"
     kwargs["settle_chance"] = opts.get("settle") == "1"
+    if opts.get("memo") == "1":
+        if not getattr(heuristic, "decides_from_observation", False):
+            raise BotSpecError(
+                f"mcts memo=1: the {entry.name} heuristic does not decide from the "
+                "observation alone, so its moves cannot be remembered by observation"
+            )
+        kwargs["memo"] = True
     if "minor" in opts:
         if kwargs["minor_share"] == 0 and not {"rollout_policy", "prior_policy"} & set(kwargs):
             raise BotSpecError(

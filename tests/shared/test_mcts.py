@@ -457,3 +457,73 @@ def test_registry_minor_decisions_are_decision_kinds_of_the_engine() -> None:
         kinds = {k.value for k in type(_settle(s, np.random.default_rng(0)).decision_kind())}
         assert set(entry.minor_decisions) <= kinds, name
     assert registry.get("lunatix").minor_decisions == ("step",)
+
+
+# ---------------------------------------------------------------------- memo
+class _Counting:
+    """A heuristic that counts how often it is asked."""
+
+    decides_from_observation = True
+
+    def __init__(self) -> None:
+        self.inner = LunatixHeuristic(seed=0)
+        self.name = "counting"
+        self.calls = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.inner.reset(seed)
+
+    def act(self, state: Any, seat: int) -> Any:
+        self.calls += 1
+        return self.inner.act(state, seat)
+
+
+def test_memo_remembers_moves_by_observation_only() -> None:
+    """A state seen before, or one that differs only in what the seat cannot see, gets the
+    remembered move without asking the bot; another observation asks it."""
+    from agents.bot import MemoBot
+
+    g = LunatixGame(num_players=3)
+    b = start(g)
+    give_gadget(b, 1, "Armor Plating")
+    give_gadget(b, 2, "Battering Ram")
+    s = b.build()
+    _settle(s, np.random.default_rng(0))
+    rng = np.random.default_rng(4)
+    other = hide_swap(s, 0, rng)
+    while other.to_dict() == s.to_dict():
+        other = hide_swap(s, 0, rng)
+    spy = _Counting()
+    memo = MemoBot(spy)
+    seat = 0
+    assert seat in s.current_players()
+    first = memo.act(s, seat)
+    assert memo.act(s.clone(), seat) == first and memo.act(other, seat) == first
+    assert (spy.calls, memo.hits) == (1, 2)
+    later = _lunatix_at("card")  # another position: the bot is asked
+    memo.act(later, later.current_players()[0])
+    assert spy.calls == 2
+    memo.clear()
+    memo.act(s, seat)
+    assert spy.calls == 3
+    with pytest.raises(ValueError, match="decides_from_observation"):
+        MemoBot(RandomBot())
+
+
+def test_memo_search_is_legal_deterministic_and_remembers() -> None:
+    card = _lunatix_at("card")
+    seat = card.current_players()[0]
+    spec = "mcts:sims=60,depth=6,rollout=heuristic,prior=heuristic,norm=1,memo=1"
+    runs = []
+    for _ in range(2):
+        bot = make_bot(spec, "lunatix", seed=4)
+        assert isinstance(bot, MCTSBot) and bot.memo
+        runs.append((bot.act(card, seat), _stats_key(bot.last_stats)))
+        assert card.is_legal(seat, runs[-1][0])
+        rollout = bot.rollout_policy
+        assert rollout is not None and rollout.hits > 0  # type: ignore[attr-defined]
+    assert runs[0] == runs[1]
+    with pytest.raises(BotSpecError, match="observation alone"):
+        make_bot("mcts:sims=10,rollout=heuristic,memo=1", "ryderz", seed=0)
+    with pytest.raises(BotSpecError):
+        parse("mcts:memo=yes")
