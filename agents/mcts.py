@@ -82,6 +82,13 @@ what the two games need:
   chance draws part (in Lunatix Loop a third of the rollout policy's calls at a card
   decision), and a remembered move costs an observation and its pickle (~20 us) against
   ~200-800 us for the heuristic's planning.
+- **Common random numbers** (``common_random=True``): the searching seat's root action is
+  chosen before the simulation is determinized, and the simulation's draws (the
+  determinization, chance outcomes, random picks and rollouts) come from a stream numbered
+  by how often that action was tried before: the n-th trial of every root action sees the
+  same hidden cards and, as long as the games run alike, the same chance outcomes. Root
+  actions are then compared on matched samples, a variance reduction for games whose
+  outcomes are mostly luck (Lunatix Loop's hazard cards and dice).
 - **Final move**: the root action with the most visits, ties broken by mean value for the
   seat, then by the prior, then by the first in the legal list.
 """
@@ -189,7 +196,8 @@ class MCTSBot:
     ``prior_weight``, uniform share ``prior_mix``); ``normalize`` min-max normalises values.
     Decisions whose kind is in ``minor_kinds`` get ``minor_share`` of the budget (0: the
     prior or rollout policy's move, no search). ``memo`` remembers the policies' moves by
-    observation within a search (:class:`~agents.bot.MemoBot`).
+    observation within a search (:class:`~agents.bot.MemoBot`); ``common_random`` draws
+    each simulation from the stream of its root action's trial number.
     """
 
     def __init__(
@@ -214,6 +222,7 @@ class MCTSBot:
         minor_kinds: Sequence[str] = (),
         minor_share: float = 1.0,
         memo: bool = False,
+        common_random: bool = False,
         seed: int | None = None,
     ) -> None:
         if sims is None and max_ms is None:
@@ -241,6 +250,8 @@ class MCTSBot:
         if memo and prior_policy is not None:
             prior_policy = MemoBot(prior_policy)
         self.memo = memo
+        self.common_random = common_random
+        self._crn_base = 0
         self.rollout_policy = rollout_policy
         self.chance_children = chance_children
         self.extra_actions = extra_actions
@@ -289,6 +300,8 @@ class MCTSBot:
             return root_actions[0]
         sims = None if self.sims is None else max(1, round(self.sims * share))
         deadline = None if self.max_ms is None else t0 + self.max_ms * share / 1000.0
+        if self.common_random:
+            self._crn_base = int(self.rng.integers(2**63))
         n = len(state.returns())
         root = _Node(n)
         self._lo, self._hi = [math.inf] * n, [-math.inf] * n
@@ -384,6 +397,38 @@ class MCTSBot:
                 best, best_i = score, i
         return best_i
 
+    def _root_choice(
+        self, root_state: State, seat: int, root: _Node, root_actions: list[Any]
+    ) -> tuple[Any, int]:
+        """The searching seat's root action for the next simulation, chosen before the
+        determinization (it depends only on the root's statistics and priors: the prior
+        policy reads the seat's observation, the same in every determinization), and how
+        often it was tried before. The availability counts are those the selection inside
+        the simulation will see."""
+        pri = self._priors(root_state, root, seat, root_actions, 0)
+        options = []
+        if len(root_state.current_players()) > 1:
+            edges = (root.seat_edges or {}).get(seat, {})
+            seen = 0
+            for a in root_actions:
+                e = edges.get(a)
+                if e is None:
+                    options.append((a, 0, 0.0, 1))
+                else:
+                    seen += e.visits
+                    mean = e.total / e.visits if e.visits else 0.0
+                    options.append((a, e.visits, mean, e.avail + 1))
+            i = self._ucb_pick(options, seat, pri, seen, root.mean(seat))
+        else:
+            for a in root_actions:
+                ch = root.children.get((seat, a))
+                if ch is None:
+                    options.append((a, 0, 0.0, 0))
+                else:
+                    options.append((a, ch.visits, ch.mean(seat), ch.avail + 1))
+            i = self._ucb_pick(options, seat, pri, root.visits, root.mean(seat))
+        return root_actions[i], options[i][1]
+
     def _simulate(
         self,
         root_state: State,
@@ -393,7 +438,31 @@ class MCTSBot:
         n: int,
         stats: MCTSStats,
     ) -> None:
-        """One simulation: determinize, select/expand, roll out, back up."""
+        """One simulation; with common random numbers its draws come from the stream of its
+        root action's trial number."""
+        if not self.common_random:
+            self._simulate_once(root_state, seat, root, root_actions, n, stats, None)
+            return
+        forced, trial = self._root_choice(root_state, seat, root, root_actions)
+        main = self.rng
+        self.rng = np.random.default_rng([self._crn_base, trial])
+        try:
+            self._simulate_once(root_state, seat, root, root_actions, n, stats, forced)
+        finally:
+            self.rng = main
+
+    def _simulate_once(
+        self,
+        root_state: State,
+        seat: int,
+        root: _Node,
+        root_actions: list[Any],
+        n: int,
+        stats: MCTSStats,
+        forced: Any,
+    ) -> None:
+        """One simulation: determinize, select/expand, roll out, back up. ``forced`` (not
+        None) is the searching seat's root action, chosen beforehand."""
         state = (
             root_state.resample_hidden(seat, self.rng) if self.determinize else root_state.clone()
         )
@@ -421,8 +490,11 @@ class MCTSBot:
                         else:
                             ch.avail += 1
                             options.append((a, ch.visits, ch.mean(p), ch.avail))
-                    pri = self._priors(state, node, p, acts, tree_depth)
-                    a = acts[self._ucb_pick(options, p, pri, node.visits, node.mean(p))]
+                    if forced is not None and node is root:
+                        a = forced
+                    else:
+                        pri = self._priors(state, node, p, acts, tree_depth)
+                        a = acts[self._ucb_pick(options, p, pri, node.visits, node.mean(p))]
                     child = node.child((p, a), n)
                     if child.visits == 0:
                         child.avail = max(child.avail, 1)
@@ -437,6 +509,7 @@ class MCTSBot:
                         players,
                         (seat, root_actions) if node is root else None,
                         tree_depth,
+                        forced if node is root else None,
                     )
                     joint.append((node, choice))
                     key = ("joint", tuple(choice[p] for p in players))
@@ -476,10 +549,12 @@ class MCTSBot:
         players: Sequence[int],
         root: tuple[int, list[Any]] | None,
         tree_depth: int = 0,
+        forced: Any = None,
     ) -> tuple[dict[int, Any], bool]:
         """Decoupled UCT at a simultaneous node: each seat picks by its own statistics.
-        ``root`` is (searching seat, its root actions) at the root. Returns the joint
-        choice and whether some seat tried an action for the first time."""
+        ``root`` is (searching seat, its root actions) at the root, ``forced`` that seat's
+        action there when chosen beforehand. Returns the joint choice and whether some seat
+        tried an action for the first time."""
         if node.seat_edges is None:
             node.seat_edges = {}
         choice: dict[int, Any] = {}
@@ -496,8 +571,11 @@ class MCTSBot:
                 e.avail += 1
                 seen += e.visits
                 options.append((a, e.visits, e.total / e.visits if e.visits else 0.0, e.avail))
-            pri = self._priors(state, node, p, acts, tree_depth)
-            i = self._ucb_pick(options, p, pri, seen, node.mean(p))
+            if forced is not None and root is not None and p == root[0]:
+                i = acts.index(forced)
+            else:
+                pri = self._priors(state, node, p, acts, tree_depth)
+                i = self._ucb_pick(options, p, pri, seen, node.mean(p))
             fresh = fresh or options[i][1] == 0
             choice[p] = acts[i]
         return choice, fresh

@@ -20,7 +20,8 @@ spec                      bot
                           of the game's minor decisions: Lunatix Loop's lane steps;
                           0 plays the heuristic's move there), ``memo`` (``1``: the
                           heuristic's moves remembered by observation within a search,
-                          where it decides from the observation alone: Lunatix Loop)
+                          where it decides from the observation alone: Lunatix Loop),
+                          ``crn`` (``1``: common random numbers across root actions)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
 ``trained``               the shipped trained policy of the game for the state's player
@@ -83,6 +84,7 @@ _MCTS_CHOICES = {
     "norm": ("0", "1"),
     "settle": ("0", "1"),
     "memo": ("0", "1"),
+    "crn": ("0", "1"),
 }
 #: numeric mcts options that may be 0
 _MCTS_ZERO_OK = ("depth", "pdepth", "pmix", "minor")
@@ -200,6 +202,7 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
         kwargs["prior_policy"] = heuristic(seed=seed)
     kwargs["normalize"] = opts.get("norm") == "1"
     kwargs["settle_chance"] = opts.get("settle") == "1"
+    kwargs["common_random"] = opts.get("crn") == "1"
     if opts.get("memo") == "1":
         if not getattr(heuristic, "decides_from_observation", False):
             raise BotSpecError(

@@ -527,3 +527,53 @@ def test_memo_search_is_legal_deterministic_and_remembers() -> None:
         make_bot("mcts:sims=10,rollout=heuristic,memo=1", "ryderz", seed=0)
     with pytest.raises(BotSpecError):
         parse("mcts:memo=yes")
+
+
+# ---------------------------------------------------------------------- common random numbers
+class _StreamSpy:
+    """A root state that notes the generator state each determinization starts from."""
+
+    def __init__(self, state: Any) -> None:
+        self._inner = state
+        self.streams: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:
+        self.streams.append(int(rng.bit_generator.state["state"]["state"]))
+        return self._inner.resample_hidden(seat, rng)
+
+
+@pytest.mark.parametrize("crn", [False, True])
+def test_common_random_numbers_match_the_trials_of_root_actions(crn: bool) -> None:
+    """With ``common_random`` the n-th trial of every root action starts from the same
+    stream (so the same determinization); without it every simulation draws afresh."""
+    card = _lunatix_at("card")
+    seat = card.current_players()[0]
+    k = len(card.legal_actions(seat))
+    spy = _StreamSpy(card)
+    bot = MCTSBot(sims=4 * k, rollout_depth=3, common_random=crn, seed=2)
+    assert card.is_legal(seat, bot.act(spy, seat))  # type: ignore[arg-type]
+    assert len(spy.streams) == 4 * k
+    distinct = len(set(spy.streams))
+    if crn:
+        assert distinct < 4 * k  # UCT tries every action once first: trial 0 is shared
+        again = _StreamSpy(card)
+        MCTSBot(sims=4 * k, rollout_depth=3, common_random=True, seed=2).act(again, seat)  # type: ignore[arg-type]
+        assert again.streams == spy.streams
+    else:
+        assert distinct == 4 * k
+    assert make_bot("mcts:sims=5,crn=1", "lunatix", seed=0).common_random
+    with pytest.raises(BotSpecError):
+        parse("mcts:crn=2")
+
+
+def test_common_random_search_is_legal_in_both_games() -> None:
+    for game in (LunatixGame(num_players=3), RyderzGame(num_players=2)):
+        for s in _positions(game, range(2), (5, 30)):
+            seat = s.current_players()[0]
+            before = s.to_dict()
+            bot = MCTSBot(ZeroEvaluator(), sims=24, rollout_depth=4, common_random=True, seed=1)
+            assert s.is_legal(seat, bot.act(s, seat))
+            assert s.to_dict() == before
