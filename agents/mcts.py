@@ -308,7 +308,14 @@ class MCTSBot:
         longest = 0.0  # the longest simulation so far: one more must still fit the budget
         while True:
             start = time.perf_counter()
-            self._simulate(state, seat, root, root_actions, n, stats)
+            forced, main = None, self.rng
+            if self.common_random:  # this simulation draws from its root action's stream
+                forced, trial = self._root_choice(state, seat, root, root_actions)
+                self.rng = np.random.default_rng([self._crn_base, trial])
+            try:
+                self._simulate(state, seat, root, root_actions, n, stats, forced)
+            finally:
+                self.rng = main
             stats.simulations += 1
             if sims is not None and stats.simulations >= sims:
                 break
@@ -430,28 +437,6 @@ class MCTSBot:
         return root_actions[i], options[i][1]
 
     def _simulate(
-        self,
-        root_state: State,
-        seat: int,
-        root: _Node,
-        root_actions: list[Any],
-        n: int,
-        stats: MCTSStats,
-    ) -> None:
-        """One simulation; with common random numbers its draws come from the stream of its
-        root action's trial number."""
-        if not self.common_random:
-            self._simulate_once(root_state, seat, root, root_actions, n, stats, None)
-            return
-        forced, trial = self._root_choice(root_state, seat, root, root_actions)
-        main = self.rng
-        self.rng = np.random.default_rng([self._crn_base, trial])
-        try:
-            self._simulate_once(root_state, seat, root, root_actions, n, stats, forced)
-        finally:
-            self.rng = main
-
-    def _simulate_once(
         self,
         root_state: State,
         seat: int,
