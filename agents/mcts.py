@@ -286,15 +286,17 @@ class MCTSBot:
         t0 = time.perf_counter()
         if seat not in state.current_players():
             raise IllegalActionError(f"seat {seat} is not deciding now")
-        for policy in (self.rollout_policy, self.prior_policy):
-            if isinstance(policy, MemoBot):
-                policy.clear()  # one search's positions: the memo stays small
         share = self._share(state)
         self.last_stats = stats = MCTSStats()
         if share == 0.0:
             policy = self.prior_policy if self.prior_policy is not None else self.rollout_policy
             assert policy is not None  # checked in __init__
+            if isinstance(policy, MemoBot):  # one position, asked once: nothing to remember
+                policy = policy.bot
             return policy.act(state, seat)
+        for memo in (self.rollout_policy, self.prior_policy):
+            if isinstance(memo, MemoBot):
+                memo.clear()  # one search's positions: the memo stays small
         root_actions = self._candidates(state, seat)
         if len(root_actions) == 1:
             return root_actions[0]
