@@ -1189,3 +1189,42 @@ _HANDLERS = {
     DecisionKind.PIT_EXIT: LunatixHeuristic._h_pit_exit,
     DecisionKind.TURN_AROUND: LunatixHeuristic._h_turn_around,
 }
+
+
+# ---------------------------------------------------------------- fitted value features
+class OutcomeFeatures:
+    """Features of a position for the fitted leaf value (:mod:`agents.fitted_value`).
+
+    Per live car: the rounds it still needs (:meth:`TrackModel.rounds_to_finish`) over
+    ``sqrt(1 + the leader's rounds)`` (a lead of a round weighs more near the end: the
+    luck still to come grows with the time left), its harmful lunacies, whether it is in the
+    pit, its luck chips and its maximum speed / 10. For "nobody wins": a constant, the rounds
+    left before the round limit, and those less the leader's rounds, scaled alike. Public
+    facts only, read from the seat's observation."""
+
+    seat_names = ("rounds_scaled", "harmful_lunacies", "in_pit", "luck", "max_speed_10")
+    none_names = ("bias", "clock", "clock_minus_lead_scaled")
+
+    def __call__(
+        self, obs: dict[str, Any], game: Game
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(alive seats, seat features, nobody's features)`` of the observed position."""
+        model = model_of(game)
+        hazard = game.decks.hazard
+        cars = obs["cars"]
+        rounds = [model.rounds_to_finish(c) for c in cars]
+        live = [r for r in rounds if r is not None]
+        lead = min(live) if live else 0.0
+        scale = 1.0 / math.sqrt(1.0 + lead)
+        x = np.zeros((len(cars), len(self.seat_names)))
+        for i, (c, r) in enumerate(zip(cars, rounds, strict=True)):
+            if r is not None:
+                harmful = sum(1 for j in set(c["lunacies"]) if hazard[j].lunacy in HARMFUL)
+                x[i] = (r * scale, harmful, float(c["in_pit"]), c["luck"], c["max_speed"] / 10)
+        clock = max(0.0, float(game.rules.round_limit - obs["round"]))
+        c_row = np.array([1.0, clock, (clock - lead) * scale])
+        return np.array([r is not None for r in rounds]), x, c_row
+
+
+#: the registry's ``value_features`` of Lunatix Loop
+VALUE_FEATURES = OutcomeFeatures()

@@ -95,6 +95,7 @@ what the two games need:
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -181,6 +182,11 @@ class _Node:
         return self.total[seat] / self.visits if self.visits else 0.0
 
 
+def _kind(kind: enum.Enum | None) -> str | None:
+    """The name (``str`` value) of a decision kind."""
+    return None if kind is None else str(kind.value)
+
+
 class MCTSBot:
     """UCT search over the engine protocol; see the module docstring for the design.
 
@@ -223,6 +229,8 @@ class MCTSBot:
         minor_share: float = 1.0,
         memo: bool = False,
         common_random: bool = False,
+        rollout_until: Sequence[str] = (),
+        rollout_cap: int = 400,
         seed: int | None = None,
     ) -> None:
         if sims is None and max_ms is None:
@@ -233,6 +241,8 @@ class MCTSBot:
             raise ValueError("max_ms must be positive")
         if rollout_depth < 0 or chance_children < 1 or value_scale <= 0:
             raise ValueError("rollout_depth >= 0, chance_children >= 1, value_scale > 0")
+        if rollout_cap < rollout_depth:
+            raise ValueError("rollout_cap >= rollout_depth")
         if prior_weight <= 0 or not 0.0 <= prior_mix <= 1.0 or prior_depth < 0:
             raise ValueError("prior_weight > 0, 0 <= prior_mix <= 1, prior_depth >= 0")
         if not 0.0 <= minor_share <= 1.0:
@@ -245,6 +255,8 @@ class MCTSBot:
         self.exploration = exploration
         self.value_scale = value_scale
         self.rollout_depth = rollout_depth
+        self.rollout_until = tuple(rollout_until)
+        self.rollout_cap = rollout_cap
         if memo and rollout_policy is not None:
             rollout_policy = MemoBot(rollout_policy)
         if memo and prior_policy is not None:
@@ -334,8 +346,7 @@ class MCTSBot:
         kind, else 1)."""
         if not self.minor_kinds:
             return 1.0
-        kind = state.decision_kind()
-        return self.minor_share if kind is not None and kind.value in self.minor_kinds else 1.0
+        return self.minor_share if _kind(state.decision_kind()) in self.minor_kinds else 1.0
 
     # ------------------------------------------------------------------ search
     def _candidates(self, state: State, seat: int) -> list[Any]:
@@ -595,12 +606,14 @@ class MCTSBot:
         return node.child(("sample", i), n)
 
     def _rollout(self, state: State, n: int, stats: MCTSStats) -> list[float]:
-        """``rollout_depth`` decision layers of the rollout policy, then the evaluator."""
+        """``rollout_depth`` decision layers of the rollout policy (then on to a decision of
+        a ``rollout_until`` kind, at most ``rollout_cap`` in all), then the evaluator."""
         rng = self.rng
         policy = self.rollout_policy
         decisions = 0
         guard = 0
-        while not state.is_terminal() and decisions < self.rollout_depth:
+        until = self.rollout_until
+        while not state.is_terminal() and decisions < self.rollout_cap:
             if state.is_chance_node():
                 state.apply_chance(state.sample_chance(rng))
                 stats.chance_events += 1
@@ -608,6 +621,10 @@ class MCTSBot:
                 if guard > 1000:
                     break
                 continue
+            if decisions >= self.rollout_depth and (
+                not until or _kind(state.decision_kind()) in until
+            ):
+                break
             players = state.current_players()
             acts = {}
             for p in players:

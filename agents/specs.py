@@ -10,7 +10,8 @@ spec                      bot
                           ``depth`` (rollout decisions), ``c`` (exploration), ``chance``
                           (sampled children of a continuous chance node), ``scale``
                           (the value scale UCT divides means by), ``rollout``
-                          (``random`` or ``heuristic``), ``eval`` (``heuristic`` or ``zero``),
+                          (``random`` or ``heuristic``), ``eval`` (``heuristic``,
+                          ``zero``, or ``fitted``: :mod:`agents.fitted_value`),
                           ``prior`` (``heuristic``: PUCT priors from the heuristic's moves,
                           or ``none``), ``pw`` (prior weight), ``pmix`` (uniform share of
                           the prior, 0..1), ``pdepth`` (tree levels with priors, 0: root),
@@ -21,7 +22,10 @@ spec                      bot
                           0 plays the heuristic's move there), ``memo`` (``1``: the
                           heuristic's moves remembered by observation within a search,
                           where it decides from the observation alone: Lunatix Loop),
-                          ``crn`` (``1``: common random numbers across root actions)
+                          ``crn`` (``1``: common random numbers across root actions),
+                          ``until`` (a decision kind: rollouts go on after ``depth``
+                          decisions to the next decision of that kind, e.g. Lunatix
+                          Loop's ``card``, the start of a round)
 ``policy:PATH``           a trained policy (:mod:`agents.policy_bot`): a run folder, or a
                           ``model.zip`` or ``policy.onnx`` with ``policy.json`` beside it
 ``trained``               the shipped trained policy of the game for the state's player
@@ -79,13 +83,15 @@ _MCTS_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
 }
 _MCTS_CHOICES = {
     "rollout": ("random", "heuristic"),
-    "eval": ("heuristic", "zero"),
+    "eval": ("heuristic", "zero", "fitted"),
     "prior": ("none", "heuristic"),
     "norm": ("0", "1"),
     "settle": ("0", "1"),
     "memo": ("0", "1"),
     "crn": ("0", "1"),
 }
+#: mcts options that name a decision kind of the game (checked when the bot is made)
+_MCTS_KINDS = {"until": "rollout_until"}
 #: numeric mcts options that may be 0
 _MCTS_ZERO_OK = ("depth", "pdepth", "pmix", "minor")
 
@@ -108,7 +114,7 @@ def parse(spec: str) -> BotSpec:
             raise BotSpecError(f"{kind} takes no options, got {rest!r}")
         return BotSpec(kind)
     options = []
-    allowed = sorted([*_MCTS_KEYS, *_MCTS_CHOICES])
+    allowed = sorted([*_MCTS_KEYS, *_MCTS_CHOICES, *_MCTS_KINDS])
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq or key not in allowed:
@@ -117,7 +123,10 @@ def parse(spec: str) -> BotSpec:
             )
         if any(k == key for k, _ in options):
             raise BotSpecError(f"mcts option {key!r} given twice in {spec!r}")
-        if key in _MCTS_CHOICES:
+        if key in _MCTS_KINDS:
+            if not value.isidentifier():
+                raise BotSpecError(f"mcts {key}={value!r}: expected a decision kind's name")
+        elif key in _MCTS_CHOICES:
             if value not in _MCTS_CHOICES[key]:
                 raise BotSpecError(f"mcts {key}={value!r}: one of {_MCTS_CHOICES[key]}")
         else:
@@ -187,15 +196,30 @@ def make_bot(spec: str | BotSpec, game: str, seed: int | None = None) -> Bot:
     return bot
 
 
+def _evaluator(name: str, entry: registry.GameEntry, heuristic: type, seed: int | None) -> Any:
+    """The leaf evaluator ``eval=name`` of an mcts spec."""
+    from agents.mcts import ZeroEvaluator
+
+    if name == "zero":
+        return ZeroEvaluator()
+    if name == "fitted":
+        if not entry.value_features:
+            raise BotSpecError(f"mcts eval=fitted: {entry.name} has no fitted value")
+        from agents.fitted_value import FittedValue
+
+        return FittedValue(entry.name)
+    return heuristic(seed=seed)
+
+
 def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
-    from agents.mcts import MCTSBot, ZeroEvaluator
+    from agents.mcts import MCTSBot
 
     opts = dict(s.options)
     kwargs: dict[str, Any] = {
         k: _MCTS_KEYS[key][1](opts[key]) for key, (k, _) in _MCTS_KEYS.items() if key in opts
     }
     heuristic = entry.heuristic_class()
-    kwargs["evaluator"] = ZeroEvaluator() if opts.get("eval") == "zero" else heuristic(seed=seed)
+    kwargs["evaluator"] = _evaluator(opts.get("eval", "heuristic"), entry, heuristic, seed)
     if opts.get("rollout") == "heuristic":
         kwargs["rollout_policy"] = heuristic(seed=seed)
     if opts.get("prior") == "heuristic":
@@ -210,6 +234,15 @@ def _make_mcts(s: BotSpec, entry: registry.GameEntry, seed: int | None) -> Bot:
                 "observation alone, so its moves cannot be remembered by observation"
             )
         kwargs["memo"] = True
+    for key, keyword in _MCTS_KINDS.items():
+        if key in opts:
+            kinds = entry.decision_kinds()
+            if opts[key] not in kinds:
+                raise BotSpecError(
+                    f"mcts {key}={opts[key]!r}: not a decision kind of {entry.name}: "
+                    f"{', '.join(kinds)}"
+                )
+            kwargs[keyword] = (opts[key],)
     if "minor" in opts:
         if kwargs["minor_share"] == 0 and not {"rollout_policy", "prior_policy"} & set(kwargs):
             raise BotSpecError(

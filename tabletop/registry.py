@@ -54,11 +54,18 @@ class GameEntry:
     # decision kinds (values of the engine's decision enum) that are many and each of little
     # consequence, which a search may give a share of its budget (``mcts:minor=``)
     minor_decisions: tuple[str, ...] = ()
+    # "module:object" of the features of a position for the fitted leaf value
+    # (``agents.fitted_value``, ``mcts:eval=fitted``); empty: the game has none
+    value_features: str = ""
 
     # -- the engine ---------------------------------------------------------------------
     def rules(self) -> ModuleType:
         """The rules engine package."""
         return importlib.import_module(self.rules_module)
+
+    def decision_kinds(self) -> tuple[str, ...]:
+        """The names of the engine's decision kinds (``state.decision_kind()`` values)."""
+        return tuple(str(k.value) for k in self.rules().DecisionKind)
 
     def game(self, config: Any = None, **overrides: Any) -> Any:
         """``Game(config, **overrides)`` of the engine (the standard game without arguments)."""
@@ -134,6 +141,7 @@ GAMES: dict[str, GameEntry] = {
         train_config="lunatix_maskppo.yaml",
         outcome_labels={"all_out": "games ending with every car out"},
         minor_decisions=("step",),
+        value_features="agents.heuristic_lunatix:VALUE_FEATURES",
     ),
     "ryderz": GameEntry(
         name="ryderz",

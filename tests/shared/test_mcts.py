@@ -577,3 +577,50 @@ def test_common_random_search_is_legal_in_both_games() -> None:
             bot = MCTSBot(ZeroEvaluator(), sims=24, rollout_depth=4, common_random=True, seed=1)
             assert s.is_legal(seat, bot.act(s, seat))
             assert s.to_dict() == before
+
+
+# ---------------------------------------------------------------------- rollouts until
+class _KindsSeen:
+    """An evaluator that records the decision kind of every state it values."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str | None] = []
+
+    def value(self, state: Any, seat: int) -> float:
+        kind = state.decision_kind()
+        self.kinds.append(None if kind is None else kind.value)
+        return 0.0
+
+
+@pytest.mark.parametrize("depth", [0, 3])
+def test_rollouts_until_a_kind_end_at_a_decision_of_that_kind(depth: int) -> None:
+    """``rollout_until``: after ``rollout_depth`` decisions the rollout goes on to the next
+    decision of the kind (a card: the start of a round), so every leaf is at the same phase
+    of the game; without it, leaves fall wherever the depth ends."""
+    step = _lunatix_at("step")
+    seat = step.current_players()[0]
+    seen = _KindsSeen()
+    bot = MCTSBot(seen, sims=12, rollout_depth=depth, rollout_until=("card",), seed=0)
+    assert step.is_legal(seat, bot.act(step, seat))
+    assert seen.kinds and set(seen.kinds) == {"card"}
+    assert bot.last_stats.rollout_decisions > 12 * depth  # it went on past the depth
+    free = _KindsSeen()
+    MCTSBot(free, sims=12, rollout_depth=depth + 1, seed=0).act(step, seat)
+    assert set(free.kinds) != {"card"}
+    capped = _KindsSeen()  # at most one rollout decision: a round is not over by then
+    MCTSBot(capped, sims=12, rollout_depth=0, rollout_until=("card",), rollout_cap=1, seed=0).act(
+        step, seat
+    )
+    assert set(capped.kinds) != {"card"}
+    with pytest.raises(ValueError, match="rollout_cap"):
+        MCTSBot(sims=4, rollout_depth=5, rollout_cap=4)
+
+
+def test_until_spec_key_names_a_decision_kind_of_the_game() -> None:
+    bot = make_bot("mcts:sims=10,depth=0,until=card", "lunatix", seed=0)
+    assert bot.rollout_until == ("card",)  # type: ignore[attr-defined]
+    assert make_bot("mcts:sims=10", "lunatix", seed=0).rollout_until == ()  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match="not a decision kind of ryderz: engines"):
+        make_bot("mcts:sims=10,until=card", "ryderz", seed=0)
+    with pytest.raises(BotSpecError, match="expected a decision kind"):
+        parse("mcts:until=2x")

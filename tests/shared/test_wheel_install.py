@@ -157,6 +157,10 @@ def test_wheel_ships_every_config_file(installed: tuple[Path, Path]) -> None:
     assert shipped, "no shipped trained policy in the tree"
     missing = [f for f in shipped if f not in names]
     assert not missing, f"shipped policies left out of the wheel: {missing}"
+    values = [f for f in _tree_files() if f.startswith("agents/values/") and f.endswith(".json")]
+    assert values, "no shipped fitted value in the tree"
+    missing = [f for f in values if f not in names]
+    assert not missing, f"fitted values (agents.fitted_value) left out of the wheel: {missing}"
 
 
 def test_installed_packages_carry_py_typed(installed: tuple[Path, Path], tmp_path: Path) -> None:
