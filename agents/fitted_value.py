@@ -9,9 +9,9 @@ position); the probability that seat ``i`` wins is the softmax of the scores. Th
 seat is then ``P(win) * w - P(another seat wins) * w / (n - 1)``, the expected return on the
 scale of ``state.returns()`` (zero-sum in two-player games, as the returns are).
 
-- **Features** come from the game's registry entry (``value_features``, a function of a
-  state's observation and the game: Lunatix Loop's in :mod:`agents.heuristic_lunatix`), so
-  the model reads only what the seat may know.
+- **Features** come from the game's registry entry (``value_features``: a function of a
+  state and the seat that asks, reading only what that seat may know; Lunatix Loop's in
+  :mod:`agents.heuristic_lunatix`, Lazer Ryderz's in :mod:`agents.heuristic_ryderz`).
 - **Data**: the game's heuristic plays every seat of ``games`` seeded games; every
   ``stride``-th decision is a row (its features and the game's winner). Rows of the same
   game are correlated, so the held-out games (every fifth) give the honest figure.
@@ -56,13 +56,14 @@ Features = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 class FeatureFn(Protocol):
     """A game's features of a position for the fitted value (registry ``value_features``):
-    called with a seat's observation and the game; the names say what each column is."""
+    called with a state and the seat that asks, it reads only what that seat may know; the
+    names say what each column is."""
 
     seat_names: tuple[str, ...]
     none_names: tuple[str, ...]
 
-    def __call__(self, obs: dict[str, Any], game: Any) -> Features:
-        """``(alive seats, seat features, nobody's features)`` of the observed position."""
+    def __call__(self, state: State, seat: int) -> Features:
+        """``(alive seats, seat features, nobody's features)`` of the position."""
         ...
 
 
@@ -217,9 +218,8 @@ class FittedValue:
 
     def probabilities(self, state: State, seat: int) -> tuple[np.ndarray, float]:
         """``(P(seat i wins), P(nobody wins))`` from what ``seat`` may know."""
-        game = cast(Any, state).game
-        model = self.model(game.info.num_players)
-        return model.probabilities(self.features(state.observation(seat), game))
+        model = self.model(cast(Any, state).game.info.num_players)
+        return model.probabilities(self.features(state, seat))
 
     def value(self, state: State, seat: int) -> float:
         """The expected return of ``seat`` (scale of ``state.returns()``)."""
@@ -271,7 +271,7 @@ def _play(args: tuple[str, int, int, int, int]) -> list[tuple[Features, int, int
             continue
         deciders = state.current_players()
         if decisions % stride == 0:
-            rows.append((fn(state.observation(deciders[0]), game), -1, index))
+            rows.append((fn(state, deciders[0]), -1, index))
         decisions += 1
         actions = {s: bots[s].act(state, s) for s in deciders}
         if len(deciders) == 1:

@@ -1205,10 +1205,11 @@ class OutcomeFeatures:
     seat_names = ("rounds_scaled", "harmful_lunacies", "in_pit", "luck", "max_speed_10")
     none_names = ("bias", "clock", "clock_minus_lead_scaled")
 
-    def __call__(
-        self, obs: dict[str, Any], game: Game
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(alive seats, seat features, nobody's features)`` of the observed position."""
+    def __call__(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(alive seats, seat features, nobody's features)`` of the position ``seat``
+        observes."""
+        obs = state.observation(seat)
+        game = state.game
         model = model_of(game)
         hazard = game.decks.hazard
         cars = obs["cars"]

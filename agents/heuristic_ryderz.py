@@ -674,3 +674,38 @@ def _polyline_distance(pts: list[tuple[float, float]], x: float, y: float) -> fl
         t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / L2))
         best = min(best, math.hypot(ax + t * dx - x, ay + t * dy - y))
     return best
+
+
+class OutcomeFeatures:
+    """Features of a position for the fitted leaf value (:mod:`agents.fitted_value`).
+
+    Per rider: its Prizms, the heuristic's estimate of its next score (in Prizms) and
+    whether its power is ready (the three parts of :meth:`RyderzHeuristic.value`'s strength,
+    weighed by the fit instead of by hand). For "nobody wins" (the round limit): a constant,
+    the rounds left over the Prizms the leader still needs, and those Prizms. Public facts
+    only (the others' pending blind aims are not read)."""
+
+    seat_names = ("prizms", "next_score_estimate", "power_ready")
+    none_names = ("bias", "rounds_left_per_missing_prizm", "leader_missing_prizms")
+
+    def __init__(self) -> None:
+        self._bot = RyderzHeuristic()
+
+    def __call__(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(alive seats, seat features, nobody's features)`` of the position."""
+        bot = self._bot
+        bot._bind(state.game)
+        r = state.game.rules
+        n = r.num_players
+        x = np.zeros((n, len(self.seat_names)))
+        for s in range(n):
+            mine, est, power = bot._own_prospect(state, s)
+            x[s] = (mine, est, 1.0 if power else 0.0)
+        missing = max(1, r.win_prizms - max(state.score(s) for s in range(n)))
+        rounds_left = max(0, r.round_limit - state.round)
+        c = np.array([1.0, rounds_left / missing, float(missing)])
+        return np.ones(n, dtype=bool), x, c
+
+
+#: the registry's ``value_features`` of Lazer Ryderz
+VALUE_FEATURES = OutcomeFeatures()

@@ -614,6 +614,10 @@ class MCTSBot:
         guard = 0
         until = self.rollout_until
         while not state.is_terminal() and decisions < self.rollout_cap:
+            if decisions >= self.rollout_depth and (
+                not until or (not state.is_chance_node() and _kind(state.decision_kind()) in until)
+            ):
+                break
             if state.is_chance_node():
                 state.apply_chance(state.sample_chance(rng))
                 stats.chance_events += 1
@@ -621,10 +625,6 @@ class MCTSBot:
                 if guard > 1000:
                     break
                 continue
-            if decisions >= self.rollout_depth and (
-                not until or _kind(state.decision_kind()) in until
-            ):
-                break
             players = state.current_players()
             acts = {}
             for p in players:

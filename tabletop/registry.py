@@ -155,6 +155,7 @@ GAMES: dict[str, GameEntry] = {
         replay_factory="ryderz_env.envs:replay_game",
         heuristic="agents.heuristic_ryderz:RyderzHeuristic",
         train_config="ryderz_maskppo.yaml",
+        value_features="agents.heuristic_ryderz:VALUE_FEATURES",
     ),
 }
 

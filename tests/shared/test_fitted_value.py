@@ -4,6 +4,7 @@ models load and give zero-sum, bounded, observation-only values, and the spec bu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from agents import fitted_value as fv
 from agents.specs import BotSpecError, make_bot
 from tabletop import registry
 from tabletop.errors import ConfigError, InvalidStateError
+
+#: the (game, players) of the shipped models
+SHIPPED = (("lunatix", 2), ("lunatix", 4), ("ryderz", 2))
 
 
 def _synthetic_rows(theta: np.ndarray, beta: np.ndarray, rows: int, seed: int) -> fv.Rows:
@@ -86,17 +90,28 @@ def test_a_model_file_is_checked_field_by_field(change: Any, words: str) -> None
         fv.ValueModel.from_json(data, "test")
 
 
-def test_shipped_models_load_and_name_the_player_counts_they_cover(tmp_path: Path) -> None:
-    for players in (2, 4):
-        model = fv.load_model("lunatix", players)
-        assert (model.game, model.players) == ("lunatix", players)
-        # a car with more rounds still to go is less likely to win
-        assert model.seat_weights[model.seat_features.index("rounds_scaled")] < 0
+def test_shipped_models_load_and_name_the_player_counts_they_cover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for game, players in SHIPPED:
+        model = fv.load_model(game, players)
+        assert (model.game, model.players) == (game, players)
+        # a car with more rounds still to go is less likely to win; a rider with more Prizms
+        # more likely
+        if game == "lunatix":
+            assert model.seat_weights[model.seat_features.index("rounds_scaled")] < 0
+        else:
+            assert model.seat_weights[model.seat_features.index("prizms")] > 0
         assert model.fitted["log_loss_held_out_fifth"] < model.fitted["log_loss_uniform"]
     with pytest.raises(InvalidStateError, match=r"no fitted value for lunatix with 3 players"):
         fv.load_model("lunatix", 3)
+    entry = registry.get("ryderz")
+    monkeypatch.setitem(registry.GAMES, "ryderz", dataclasses.replace(entry, value_features=""))
     with pytest.raises(InvalidStateError, match="ryderz has no features"):
         fv.load_model("ryderz", 2)
+    with pytest.raises(BotSpecError, match="ryderz has no fitted value"):
+        make_bot("mcts:sims=12,eval=fitted", "ryderz", seed=0)
+    monkeypatch.undo()
     data = _shipped_json()
     data["seat_features"][0] = "rounds"
     bad = tmp_path / "lunatix_2p.json"
@@ -110,14 +125,16 @@ def test_shipped_models_load_and_name_the_player_counts_they_cover(tmp_path: Pat
         fv.load_model("lunatix", 4, fv.shipped_path("lunatix", 2))
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_fitted_values_are_bounded_zero_sum_and_read_the_observation_only(players: int) -> None:
-    game = registry.get("lunatix").game(num_players=players)
-    ev = fv.FittedValue("lunatix")
+@pytest.mark.parametrize(("name", "players"), SHIPPED)
+def test_fitted_values_are_bounded_zero_sum_and_read_the_observation_only(
+    name: str, players: int
+) -> None:
+    game = registry.get(name).game(num_players=players)
+    ev = fv.FittedValue(name)
     info = game.info
     checked = 0
     for seed in range(12):
-        state, rng = random_state(game, seed, 40 + 25 * seed)
+        state, rng = random_state(game, seed, (40 + 25 * seed) // (4 if name == "ryderz" else 1))
         if state.is_terminal():
             assert [ev.value(state, s) for s in range(players)] == list(state.returns())
             continue
@@ -139,7 +156,7 @@ def test_the_leader_is_valued_above_the_car_behind_it() -> None:
     feats = fv.feature_function("lunatix")
     state, _ = random_state(game, 5, 300)
     assert not state.is_terminal()
-    alive, x, c = feats(state.observation(0), game)
+    alive, x, c = feats(state, 0)
     alive[:] = True  # two live cars, the same in every feature
     x[0] = x[1] = (3.0, 0.0, 0.0, 2.0, 12.0)
     same, _ = model.probabilities((alive, x, c))
@@ -155,6 +172,8 @@ def test_collection_is_the_same_whatever_the_processes() -> None:
     for a, b in zip(vars(one).values(), vars(two).values(), strict=True):
         assert np.array_equal(a, b)
     assert set(one.game.tolist()) == {0, 1, 2} and one.x.shape[1:] == (2, 5)
+    ryderz = fv.collect("ryderz", 2, games=2, seed=9, stride=4)
+    assert set(ryderz.game.tolist()) == {0, 1} and ryderz.x.shape[1:] == (2, 3)
 
 
 def test_the_command_writes_a_model_that_loads(tmp_path: Path) -> None:
@@ -174,5 +193,10 @@ def test_eval_fitted_spec_builds_a_search_on_the_fitted_value() -> None:
     state, _ = random_state(game, 2, 60)
     seat = state.current_players()[0]
     assert state.is_legal(seat, bot.act(state, seat))
-    with pytest.raises(BotSpecError, match="ryderz has no fitted value"):
-        make_bot("mcts:sims=12,eval=fitted", "ryderz", seed=0)
+    ryderz = registry.get("ryderz").game(num_players=2)
+    state, rng = random_state(ryderz, 2, 12)
+    while state.is_chance_node():
+        state.apply_chance(state.sample_chance(rng))
+    seat = state.current_players()[0]
+    bot = make_bot("mcts:sims=6,depth=0,eval=fitted", "ryderz", seed=0)
+    assert state.is_legal(seat, bot.act(state, seat))
