@@ -43,7 +43,7 @@ ARENA_PROCESSES ?= 2
 ARENA_OUT ?= runs/ratings
 # the two MCTS budgets of the tables (docs/bots.md)
 MCTS_RYDERZ ?= mcts:sims=30,depth=0,prior=heuristic,norm=1,mcts:sims=100,depth=0,prior=heuristic,norm=1
-MCTS_LUNATIX ?= mcts:sims=50,depth=8,rollout=heuristic,prior=heuristic,norm=1,mcts:sims=200,depth=8,rollout=heuristic,prior=heuristic,norm=1
+MCTS_LUNATIX ?= mcts:sims=100,depth=8,rollout=heuristic,prior=heuristic,norm=1,minor=0,memo=1,crn=1,eval=fitted,mcts:sims=400,depth=8,rollout=heuristic,prior=heuristic,norm=1,minor=0,memo=1,crn=1,eval=fitted
 ARENA = $(BIN)/python -m agents.ratings --games $(ARENA_GAMES) --processes $(ARENA_PROCESSES) --resume
 
 .PHONY: train test test-rllib play lint arena bench bench-env bench-ryderz bench-ryderz-env bench-mcts bench-rllib bench-ryderz-coldstart bench-validation bench-server bench-compare clean
