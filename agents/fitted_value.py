@@ -158,6 +158,8 @@ def load_model(game: str, players: int, path: str | Path | None = None) -> Value
     entry = registry.get(game)
     seat_names, none_names = feature_names(entry.name)
     file = Path(path) if path is not None else shipped_path(entry.name, players)
+    if path is not None and not file.is_file():
+        raise ConfigError(f"{file}: no such value model file")
     if not file.is_file():
         shipped = sorted(p.name for p in file.parent.glob(f"{entry.name}_*p.json"))
         raise InvalidStateError(

@@ -118,6 +118,8 @@ def test_shipped_models_load_and_name_the_player_counts_they_cover(
     bad.write_text(json.dumps(data))
     with pytest.raises(ConfigError, match="refit it"):
         fv.load_model("lunatix", 2, bad)
+    with pytest.raises(ConfigError, match="no such value model file"):
+        fv.load_model("lunatix", 2, tmp_path / "missing.json")
     bad.write_text("{not json")
     with pytest.raises(ConfigError, match="not a readable JSON file"):
         fv.load_model("lunatix", 2, bad)
