@@ -335,12 +335,27 @@ def test_http_commands_and_statuses(http: tuple[str, Service]) -> None:
         assert pre.headers.get("access-control-allow-origin") == "http://example.test"
 
 
-def test_http_answers_429_when_the_pool_is_full(http: tuple[str, Service]) -> None:
-    base, _ = http
+def test_http_answers_429_when_the_pool_is_full(
+    http: tuple[str, Service], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One move computing (held in the worker until the third request is answered), one
+    waiting: a third request at once is refused. The hold makes the test independent of how
+    fast a loaded machine starts the threads."""
+    base, service = http
     with httpx.Client(base_url=base, timeout=60) as c:
         pos = c.post("/v1/new_game", json={"game": "lunatix", "players": 2, "seed": 1}).json()
     seat = pos["deciding"][0]
-    slow = {"position": pos["position"], "seat": seat, "bot": "mcts", "budget_ms": 1500, "seed": 0}
+    slow = {"position": pos["position"], "seat": seat, "bot": "mcts", "budget_ms": 50, "seed": 0}
+    computing, release = threading.Event(), threading.Event()
+    handle = service.handle
+
+    def held(req: Any, cmd: str) -> Any:
+        if cmd == "move":
+            computing.set()
+            release.wait(timeout=60)
+        return handle(req, cmd)
+
+    monkeypatch.setattr(service, "handle", held)
     results: list[int] = []
 
     def call() -> None:
@@ -350,9 +365,11 @@ def test_http_answers_429_when_the_pool_is_full(http: tuple[str, Service]) -> No
     threads = [threading.Thread(target=call) for _ in range(2)]  # one computing, one waiting
     for t in threads:
         t.start()
-    time.sleep(0.5)
+    assert computing.wait(timeout=60)
+    time.sleep(1.0)  # the second was sent with the first: admitted by now, waiting for the pool
     with httpx.Client(base_url=base, timeout=60) as c:
         third = c.post("/v1/info", json={})
+    release.set()
     for t in threads:
         t.join()
     assert third.status_code == 429 and third.json()["error"]["code"] == "busy"
