@@ -131,9 +131,13 @@ def cast_rays(rays: np.ndarray, chords: np.ndarray, n_ends: int | None = None) -
 
 def cast_into(out: np.ndarray, at: int, args: tuple, scale: float) -> None:
     """:func:`ryderz_env.raycast.cast` into ``out`` from ``at``; ``args``: its arguments from
-    ``angles`` to ``edge_dist``, then ``dirs``."""
+    ``angles`` to ``edge_dist``, then ``dirs``. The common case's cast first; where it declines
+    (an origin on an outline) the one that handles every origin."""
     *head, dirs = args
-    cast(out, at, *head, scale, dirs)
+    chords, n_ends = head[4], head[5]
+    cap, end = np.empty((6, chords.shape[1])), np.empty((3, 2 * n_ends))
+    if not cast(out, at, *head, scale, cap, end, dirs):
+        cast(out, at, *head, scale, cap, end, dirs, True)
 
 
 def ray_distances(
@@ -456,7 +460,7 @@ class VectorEncoder:
         vec = np.empty(self.size, dtype=np.float32)
         vec[: self._head_size] = out
         # the rays, then the poses, Prizms and recent pieces moved into the observer's frame,
-        # and the clip to [-1, 1], in two compiled calls
+        # in two compiled calls; then the clip to [-1, 1]
         cast_into(vec, self._head_size, self._cast_args(state, seat, fr, tables), self.ray_range)
         no = self._no_recent
         finish(
@@ -472,4 +476,5 @@ class VectorEncoder:
             np.concatenate([no if t is None else t.recent for t in tables]),
             self._head_size + self.num_rays,
         )
+        np.clip(vec, -1.0, 1.0, out=vec)
         return vec

@@ -14,24 +14,34 @@ r^2, r^2.
 
 What it costs to compile matters as much as what it costs to run: a process whose numba cache
 is empty (a fresh install, a CI run, a worker without a writable cache) compiles every kernel
-it calls on its first call, about a millisecond per statement of numba's IR. So an
-environment step calls three kernels (:func:`cast`, :func:`finish`, :func:`extend`), each one
-flat function: numba compiles a kernel called from another on its own, then optimizes and
-links its code again inside the caller's, so kernels calling kernels (as these did) paid for
-the ray cast three times. They take plain arrays, whatever the number of players (a tuple of
-arrays is a new type, so a new compile, for each length), read the capsule table by row
-views (one index per access: less code than two), and assign no array slices (each pulls in
-the code of numba's message for mismatched shapes: string formatting, seconds to compile). A
-mode compiles only what it calls (the ray directions of a non-convex table, ``cast_rays``:
-their own specializations). ``bench/bench_ryderz_coldstart.py`` measures the cold start.
+it calls on its first call, about a millisecond per statement of numba's IR, plus a few
+hundredths of a second per kernel and per overload it calls. So an environment step calls
+three kernels (:func:`cast`, :func:`finish`, :func:`extend_into`), each one flat function:
+numba compiles a kernel called from another on its own, then optimizes and links its code
+again inside the caller's, so kernels calling kernels (as these once did) paid for the ray
+cast three times. They take plain arrays, whatever the number of players (a tuple of arrays
+is a new type, so a new compile, for each length), read the capsule table by row views (one
+index per access: less code than two), and assign no array slices (each pulls in the code of
+numba's message for mismatched shapes: string formatting, seconds to compile). They allocate
+nothing (the caller passes the arrays they fill or work in), so they compile without numba's
+reference counting (``_nrt=False``); they call no overloaded builtin (``min``, ``max``,
+``int``, ``math.hypot``: each one more function to compile), writing the same arithmetic out
+instead. The cast compiles its common case only: the rare origin that lies on or within
+``GRAZE`` of an outline (about one cast in 4,000 of random play) makes it decline, and
+:func:`ryderz_env.encode.cast_into` casts again with the specialization that handles it,
+compiled the first time one is met. A mode compiles only what it calls (the ray directions of
+a non-convex table, ``cast_rays``: their own specializations).
+``bench/bench_ryderz_coldstart.py`` measures the cold start.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+from numba.core import types
+
+from ryderz_env.rules.kernels import kernel
 
 #: how near (inches; squared inches for the ends) the ray origin lies to a capsule's side
 #: line or outline when the rounding of the cast may decide what a ray sees
@@ -39,8 +49,13 @@ GRAZE = 1e-9
 #: added to a capsule's bounding radius (inches) when rays are screened against it
 BOUND_MARGIN = 1e-7
 
+#: the C library's ``hypot``, called directly: what numba's ``math.hypot`` calls too, after an
+#: infinity check that gives the C function's own answer (C99: +inf when either is infinite),
+#: without numba compiling that wrapper into each kernel
+c_hypot = types.ExternalFunction("hypot", types.float64(types.float64, types.float64))
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+
+@kernel
 def cast(
     out: np.ndarray,
     at: int,
@@ -53,8 +68,11 @@ def cast(
     circle: float,
     edge_dist: np.ndarray,
     scale: float,
+    cap: np.ndarray,
+    end: np.ndarray,
     dirs: np.ndarray | None = None,
-) -> None:  # pragma: no cover - compiled
+    graze: bool | None = None,
+) -> bool:  # pragma: no cover - compiled
     """Cast rays from the origin (``ox``, ``oy``) and write, from ``out[at]``, per ray the
     distance to the first capsule met (``inf`` where none; all 0 when the origin lies inside a
     capsule); with ``scale`` > 0, that distance no further than ``edge_dist`` (per ray) and
@@ -79,11 +97,19 @@ def cast(
     behind the origin, and whether the origin is inside a capsule is decided by projecting it
     on the chord.
 
+    ``cap`` ((6, K)) and ``end`` ((3, 2 * ``n_ends``)) are work space. With ``graze`` None
+    (the common case, the only code compiled for it) the cast declines an origin that lies
+    within ``GRAZE`` of some capsule's outline: it returns False and writes nothing; with
+    ``graze`` True it handles every origin. Returns True when it wrote the distances.
+
     Compiled once per kind of call: with ``dirs`` None (the observation on a round or convex
     table: the kernel turns the angles itself), the code for given directions is left out, and
-    the other way round.
+    the other way round; with ``graze`` None, the code for origins on an outline.
     """
-    n_rays = angles.shape[0] if dirs is None else dirs.shape[1]
+    if dirs is None:
+        n_rays = angles.shape[0]
+    else:
+        n_rays = dirs.shape[1]
     n_ch = chords.shape[1]
     # the table's rows (row views: each access one index, not two, which keeps the compiled
     # code small, and so its compile time)
@@ -101,7 +127,6 @@ def cast(
     by = chords[11]
     # per capsule: -n.(o - a), L/2 - u.(o - a), how far the origin lies outside the slab, and
     # (below) its bounding circle's centre from the origin and radius
-    cap = np.empty((6, n_ch))
     m0 = cap[0]
     nsm = cap[1]
     g = cap[2]
@@ -112,12 +137,14 @@ def cast(
     for j in range(n_ch):
         m0[j] = na[j] - (ox * nx[j] + oy * ny[j])
         nsm[j] = ua[j] - (ox * ux[j] + oy * uy[j])
-        g[j] = abs(m0[j]) - rad[j]
+        gj = abs(m0[j]) - rad[j]
+        g[j] = gj
         a = abs(nsm[j]) - half[j]
-        if (g[j] if g[j] > a else a) < GRAZE:  # (max(a, g), as numba's max)
+        if gj > a:  # (max(a, g), as numba's max)
+            a = gj
+        if a < GRAZE:
             near = True
     # the ends, a then b of each capsule: v - o and |v - o|^2 - r^2
-    end = np.empty((3, 2 * n_ends))
     cx = end[0]
     cy = end[1]
     e = end[2]
@@ -131,16 +158,18 @@ def cast(
                 near = True
     inside = False  # whether the origin lies within its radius of some capsule's chord
     if near:
+        if graze is None:
+            return False
         for j in range(n_ch):
             pax, pay = ax[j] - ox, ay[j] - oy
             pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
-            length = math.hypot(pex, pey)
+            length = c_hypot(pex, pey)
             inv = 1.0 / (1e-12 if 1e-12 > length else length)
             pux, puy = pex * inv, pey * inv
             proj = -(pax * pux + pay * puy)
             proj = 0.0 if 0.0 > proj else proj
             proj = length if length < proj else proj
-            if math.hypot(pax + proj * pux, pay + proj * puy) < rad[j]:
+            if c_hypot(pax + proj * pux, pay + proj * puy) < rad[j]:
                 inside = True
                 break
     # each capsule's bounding circle, seen from the origin: a ray that passes it by, or
@@ -162,13 +191,14 @@ def cast(
             best = np.inf
             for j in range(n_ch):
                 along = dx * wx[j] + dy * wy[j]
-                if along < -rr[j] or along - rr[j] > best or abs(dx * wy[j] - dy * wx[j]) > rr[j]:
+                r = rr[j]
+                if along < -r or along - r > best or abs(dx * wy[j] - dy * wx[j]) > r:
                     continue
-                if abs(g[j]) < GRAZE:  # its side line passes by the origin
+                if graze is not None and abs(g[j]) < GRAZE:  # its side line passes by the origin
                     # its two long sides, each a segment the ray crosses
                     pax, pay = ax[j] - ox, ay[j] - oy
                     pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
-                    length = math.hypot(pex, pey)
+                    length = c_hypot(pex, pey)
                     inv = 1.0 / (1e-12 if 1e-12 > length else length)
                     pux, puy = pex * inv, pey * inv
                     r = rad[j]
@@ -188,7 +218,9 @@ def cast(
                     t = math.copysign(g[j], m0[j]) / dn  # where the ray enters the slab
                     # (a table's edge reaches GRAZE past its corners: a ray through a corner
                     # meets one of the two edges there, whatever the rounding)
-                    reach = half[j] if j < n_ends else half[j] + GRAZE
+                    reach = half[j]
+                    if j >= n_ends:
+                        reach += GRAZE
                     if not (t >= 0.0 and not abs(t * du - nsm[j]) > reach):
                         t = np.inf
                 if t < best:
@@ -199,7 +231,10 @@ def cast(
                     bb = dx * cx[v] + dy * cy[v]
                     # a disc behind the origin is not met (bb <= 0), unless the origin lies on
                     # (or in) its outline: then |c - t d| = r for t >= 0
-                    on = e[v] < GRAZE
+                    if graze is None:
+                        on = False
+                    else:
+                        on = e[v] < GRAZE
                     if on or bb > 0.0:
                         disc = bb * bb - e[v]
                         if disc >= 0.0:
@@ -209,28 +244,41 @@ def cast(
             if circle > 0.0:  # |o + t d| = R, the root ahead
                 b = dx * ox + dy * oy
                 root = b * b - ((ox * ox + oy * oy) - circle * circle)
-                t = math.sqrt(0.0 if 0.0 > root else root) - b
+                if 0.0 > root:  # (max(root, 0.0), as numba's max)
+                    root = 0.0
+                t = math.sqrt(root) - b
                 if t < best:
                     best = t
         if scale > 0.0:  # min(min(best, edge), scale) / scale, as numba's min
-            best = edge_dist[k] if edge_dist[k] < best else best
-            out[at + k] = (scale if scale < best else best) / scale
+            edge = edge_dist[k]
+            if edge < best:
+                best = edge
+            if scale < best:
+                best = scale
+            out[at + k] = best / scale
         else:
             out[at + k] = best
+    return True
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def directions(h: float, angles: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """The unit ray directions (2, R) at ``angles`` from heading ``h`` (as :func:`cast`
-    turns them)."""
-    dirs = np.empty((2, angles.shape[0]))
+@kernel
+def directions_into(dirs: np.ndarray, h: float, angles: np.ndarray) -> None:  # pragma: no cover
+    """Write into ``dirs`` ((2, R)) the unit ray directions at ``angles`` from heading ``h``
+    (as :func:`cast` turns them)."""
     for r in range(angles.shape[0]):
         a = h + angles[r]
         dirs[0, r], dirs[1, r] = math.cos(a), math.sin(a)
+
+
+def directions(h: float, angles: np.ndarray) -> np.ndarray:
+    """The unit ray directions (2, R) at ``angles`` from heading ``h`` (as :func:`cast`
+    turns them): :func:`directions_into`."""
+    dirs = np.empty((2, angles.shape[0]))
+    directions_into(dirs, h, angles)
     return dirs
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel
 def finish(
     vec: np.ndarray,
     frame: np.ndarray,
@@ -250,9 +298,13 @@ def finish(
     (rows of ``prizms``: x, y, owner slot, locked; at ``prizms_at`` by ``prizms_stride``;
     ``n`` seats); from ``recent_at`` the recent pieces (rows of ``recents``, seat by seat:
     present, entry x and y, exit x and y in table coordinates, is a Launch Point) with their
-    points in the observer's frame; then the whole vector (the rays, cast before, included)
-    clipped to [-1, 1]."""
-    fx, fy, fh, k = frame[0], frame[1], frame[2], frame[3]
+    points in the observer's frame. (The caller then clips the whole vector to [-1, 1]:
+    ``np.clip`` costs a microsecond a call, the loop here more than a tenth of this kernel's
+    compile time.)"""
+    fx = frame[0]
+    fy = frame[1]
+    fh = frame[2]
+    k = frame[3]
     c, sn = math.cos(fh), math.sin(fh)
     for j in range(others.shape[0]):
         row = others[j]
@@ -270,13 +322,19 @@ def finish(
         dx, dy = row[0] - fx, row[1] - fy
         x, y = (c * dx + sn * dy) * k, (-sn * dx + c * dy) * k
         vec[b], vec[b + 1], vec[b + 2] = 1.0, x, y
-        d = math.hypot(x, y)
-        vec[b + 3] = d if d < 1.0 else 1.0  # min(1.0, d), as numba's min
-        vec[b + 4 + int(row[2])] = 1.0
+        d = c_hypot(x, y)
+        if not d < 1.0:  # min(1.0, d), as numba's min
+            d = 1.0
+        vec[b + 3] = d
+        vec[b + 4 + np.intp(row[2])] = 1.0  # (int() is an overload: a function to compile)
         vec[b + 5 + n] = row[3]
     # the move into the frame: (x, y, w) -> (x m00 + y m10 + w m20, x m01 + y m11 + w m21)
-    m00, m01, m10, m11 = c * k, -sn * k, sn * k, c * k
-    m20, m21 = -(fx * c + fy * sn) * k, (fx * sn - fy * c) * k
+    m00 = c * k
+    m01 = -sn * k
+    m10 = sn * k
+    m11 = c * k
+    m20 = -(fx * c + fy * sn) * k
+    m21 = (fx * sn - fy * c) * k
     i = recent_at
     for j in range(recents.shape[0]):
         row = recents[j]
@@ -288,14 +346,12 @@ def finish(
             vec[i + 2 + 2 * end] = x * m01 + y * m11 + w * m21
         vec[i + 5] = row[5]
         i += 6
-    for i in range(vec.shape[0]):  # min(max(v, -1.0), 1.0), as numba's min and max
-        v = float(vec[i])
-        v = -1.0 if -1.0 > v else v
-        vec[i] = 1.0 if 1.0 < v else v
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def extend(
+@kernel
+def extend_into(
+    out: np.ndarray,
+    rec: np.ndarray,
     chords: np.ndarray,
     recent: np.ndarray,
     local: np.ndarray,
@@ -306,10 +362,11 @@ def extend(
     ex: float,
     ey: float,
     launch: bool,
-) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
-    """A Lazer's tables (capsules and recent rows: see ``encode.LazerTables``) with one more
-    element at the front, placed at (``x``, ``y``, ``h``) with its exit at (``ex``, ``ey``):
-    its capsules after the others, its row first.
+) -> None:  # pragma: no cover
+    """Write into ``out`` ((14, K0 + k)) and ``rec`` (``recent``'s shape) a Lazer's tables
+    (capsules and recent rows: see ``encode.LazerTables``) with one more element at the front,
+    placed at (``x``, ``y``, ``h``) with its exit at (``ex``, ``ey``): its capsules after the
+    others (``chords``, (14, K0)), its row first (then ``recent``'s but its last).
 
     The element's capsules come from the table ``local`` of its shape's capsules in its own
     frame and their chords' points ``pts`` ((k + 1, 2)): normals and directions turned, the
@@ -317,7 +374,6 @@ def extend(
     c, s = math.cos(h), math.sin(h)
     k0 = chords.shape[1]
     k = local.shape[1]
-    out = np.empty((14, k0 + k))
     for row in range(14):
         for j in range(k0):
             out[row, j] = chords[row, j]
@@ -336,12 +392,31 @@ def extend(
             px, py = pts[j + end, 0], pts[j + end, 1]
             out[8 + end, at] = x + (c * px - s * py)
             out[10 + end, at] = y + (s * px + c * py)
-    rec = np.empty_like(recent)
     rec[0, 0], rec[0, 1], rec[0, 2], rec[0, 3], rec[0, 4] = 1.0, x, y, ex, ey
     rec[0, 5] = 1.0 if launch else 0.0
     for j in range(1, recent.shape[0]):
         for col in range(recent.shape[1]):
             rec[j, col] = recent[j - 1, col]
+
+
+def extend(
+    chords: np.ndarray,
+    recent: np.ndarray,
+    local: np.ndarray,
+    pts: np.ndarray,
+    x: float,
+    y: float,
+    h: float,
+    ex: float,
+    ey: float,
+    launch: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A Lazer's tables with one more element at the front (:func:`extend_into`, into new
+    arrays: a kernel that allocates nothing compiles without numba's reference counting, and
+    so faster on a cold start)."""
+    out = np.empty((14, chords.shape[1] + local.shape[1]))
+    rec = np.empty_like(recent)
+    extend_into(out, rec, chords, recent, local, pts, x, y, h, ex, ey, launch)
     return out, rec
 
 

@@ -11,7 +11,8 @@ is no instruction for it): the results are those of the fused product, wherever 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numba
 import numpy as np
@@ -38,14 +39,36 @@ else:
         return sig, codegen
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def place_outline(
-    local: np.ndarray, x: float, y: float, c: float, s: float
-) -> tuple[np.ndarray, float, float, float, float]:  # pragma: no cover
-    """The world coordinates of ``local`` ((N, 2), N >= 1) turned by the rotation whose
-    cosine and sine are ``c`` and ``s`` and moved by (``x``, ``y``), and their bounds (min x,
-    min y, max x, max y)."""
-    out = np.empty((local.shape[0], 2))  # float64, whatever the input's type
+#: the options of every compiled kernel of the project: cached on disk, numpy's error model
+#: (no division checks), the GIL released, no C-callable wrapper (nothing calls them as C
+#: function pointers) and no reference counting (they allocate nothing: the caller passes the
+#: arrays they fill). The last two make a cold start's compile shorter.
+JIT_OPTIONS: dict[str, bool | str] = {
+    "cache": True,
+    "error_model": "numpy",
+    "nogil": True,
+    "no_cfunc_wrapper": True,
+    "_nrt": False,
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def kernel(fn: _F) -> _F:
+    """``fn`` compiled by numba (``numba.njit``) with :data:`JIT_OPTIONS`."""
+    jit: Any = numba.njit  # (its typing stubs know none of the last two options)
+    return cast(_F, jit(fn, **JIT_OPTIONS))
+
+
+@kernel
+def place_into(
+    out: np.ndarray, local: np.ndarray, x: float, y: float, c: float, s: float
+) -> tuple[float, float, float, float]:  # pragma: no cover
+    """Write into ``out`` ((N, 2) float64) the world coordinates of ``local`` ((N, 2), N >= 1)
+    turned by the rotation whose cosine and sine are ``c`` and ``s`` and moved by (``x``,
+    ``y``); return their bounds (min x, min y, max x, max y). (The caller allocates: a kernel
+    that allocates nothing compiles without numba's reference counting, which makes it
+    cheaper to compile on a cold start.)"""
     x0 = y0 = np.inf
     x1 = y1 = -np.inf
     for i in range(local.shape[0]):
@@ -53,5 +76,25 @@ def place_outline(
         wx = fma(ly, -s, lx * c) + x
         wy = fma(ly, c, lx * s) + y
         out[i, 0], out[i, 1] = wx, wy
-        x0, y0, x1, y1 = min(x0, wx), min(y0, wy), max(x1, wx), max(y1, wy)
-    return out, x0, y0, x1, y1
+        # min(x0, wx) ... max(y1, wy) as numba computes them (the new value where the
+        # comparison holds), written out: its min and max are overloads, each one more
+        # function to compile
+        if wx < x0:
+            x0 = wx
+        if wy < y0:
+            y0 = wy
+        if wx > x1:
+            x1 = wx
+        if wy > y1:
+            y1 = wy
+    return x0, y0, x1, y1
+
+
+def place_outline(
+    local: np.ndarray, x: float, y: float, c: float, s: float
+) -> tuple[np.ndarray, float, float, float, float]:
+    """The world coordinates (float64, whatever the input's type) of ``local`` ((N, 2), N >= 1)
+    turned by the rotation whose cosine and sine are ``c`` and ``s`` and moved by (``x``,
+    ``y``), and their bounds (min x, min y, max x, max y): :func:`place_into`."""
+    out = np.empty((local.shape[0], 2))
+    return (out, *place_into(out, local, x, y, c, s))

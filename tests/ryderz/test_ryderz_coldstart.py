@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from random_play import random_step  # noqa: E402
 
 import ryderz_env  # noqa: E402
-from ryderz_env.encode import VectorEncoder  # noqa: E402
-from ryderz_env.raycast import cast, directions  # noqa: E402
+from ryderz_env.encode import VectorEncoder, cast_into, chord_table  # noqa: E402
+from ryderz_env.raycast import GRAZE, cast, directions  # noqa: E402
 from ryderz_env.rules import Game  # noqa: E402
 
 #: env options, seed and number of env steps of each digest: round, polygon (the rectangle's
@@ -105,12 +105,59 @@ def test_a_cast_along_given_directions_equals_one_along_angles() -> None:
                     assert dirs is None  # (a convex table)
                     by_angles = np.full(enc.num_rays, -2.0)
                     by_dirs = np.full(enc.num_rays, -3.0)
-                    cast(by_angles, 0, *head, enc.ray_range, None)
-                    cast(by_dirs, 0, *head, enc.ray_range, directions(head[1], head[0]))
+                    cast_into(by_angles, 0, (*head, None), enc.ray_range)
+                    cast_into(by_dirs, 0, (*head, directions(head[1], head[0])), enc.ray_range)
                     assert np.array_equal(by_angles, by_dirs)
                     checked += 1
             random_step(s, rng)
     assert checked > 300
+
+
+def test_the_common_case_cast_declines_only_origins_on_an_outline() -> None:
+    """The cast compiled for the common case (``graze`` None) either writes what the cast that
+    handles every origin (``graze`` True) writes, bit for bit, or declines (returns False,
+    writes nothing), and declines exactly where the origin lies within ``GRAZE`` of a
+    capsule's outline: over random capsules seen from random points and from points on their
+    outlines (chord ends and side lines)."""
+    rng = np.random.default_rng(11)
+    declined = agreed = 0
+    for _ in range(400):
+        k = int(rng.integers(1, 25))
+        a = rng.normal(size=(k, 2)) * 4.0
+        b = a + rng.normal(size=(k, 2))
+        radii = np.abs(rng.normal(size=k)) * 0.3
+        chords = chord_table(a, b, radii)
+        pick = rng.random()
+        if pick < 0.25:  # a chord end: on a capsule's end disc when its radius is 0
+            radii[0] = 0.0
+            chords = chord_table(a, b, radii)
+            o = a[0].copy()
+        elif pick < 0.5:  # on a side line: r from the chord, beside its middle
+            d = (b[0] - a[0]) / np.linalg.norm(b[0] - a[0])
+            o = (a[0] + b[0]) / 2 + radii[0] * np.array([-d[1], d[0]])
+        else:
+            o = rng.normal(size=2) * 3.0
+        head = (np.sort(rng.uniform(-np.pi, np.pi, 16)), 0.3, float(o[0]), float(o[1]))
+        rest = (chords, k, 0.0, np.full(16, np.inf), 2.0)
+        cap, end = np.empty((6, k)), np.empty((3, 2 * k))
+        fast, full = np.full(16, -5.0), np.full(16, -6.0)
+        wrote = cast(fast, 0, *head, *rest, cap, end, None)
+        assert cast(full, 0, *head, *rest, cap, end, None, True)
+        m0 = chords[4] - (o[0] * chords[0] + o[1] * chords[2])
+        nsm = chords[5] - (o[0] * chords[1] + o[1] * chords[3])
+        side = np.maximum(np.abs(m0) - chords[7], np.abs(nsm) - chords[6])
+        ends = np.concatenate(
+            [(chords[8 + i] - o[0]) ** 2 + (chords[10 + i] - o[1]) ** 2 for i in (0, 1)]
+        )
+        near = bool((side < GRAZE).any() or (ends - np.tile(chords[12], 2) < GRAZE).any())
+        assert wrote is not near
+        if wrote:
+            assert np.array_equal(fast, full)
+            agreed += 1
+        else:
+            assert (fast == -5.0).all()
+            declined += 1
+    assert declined > 50 and agreed > 150
 
 
 COMPILES = r"""
@@ -171,7 +218,7 @@ def test_a_cold_first_step_compiles_three_kernels_once_for_any_number_of_players
     assert two == [
         "ryderz_env.raycast.cast",
         "ryderz_env.raycast.finish",
-        "ryderz_env.rules.kernels.place_outline",
+        "ryderz_env.rules.kernels.place_into",
     ]
     assert three == four == []
 
