@@ -46,6 +46,15 @@ class Evaluator(Protocol):
         ...
 
 
+def evaluate_all(evaluator: Evaluator, state: State, n: int) -> list[float]:
+    """``[evaluator.value(state, i) for i in range(n)]``, from the evaluator's own
+    ``values(state)`` where it has one (the same numbers, computed once for every seat)."""
+    batch = getattr(evaluator, "values", None)
+    if batch is not None:
+        return [float(v) for v in batch(state)]
+    return [float(evaluator.value(state, i)) for i in range(n)]
+
+
 class RandomBot:
     """Uniform over ``state.legal_actions(seat)``: one draw of its own generator a move."""
 

@@ -57,7 +57,9 @@ Features = tuple[np.ndarray, np.ndarray, np.ndarray]
 class FeatureFn(Protocol):
     """A game's features of a position for the fitted value (registry ``value_features``):
     called with a state and the seat that asks, it reads only what that seat may know; the
-    names say what each column is."""
+    names say what each column is. An optional ``public = True`` says it reads public facts
+    only (the same features whatever seat asks), so :meth:`FittedValue.values` computes them
+    once for every seat."""
 
     seat_names: tuple[str, ...]
     none_names: tuple[str, ...]
@@ -228,10 +230,27 @@ class FittedValue:
         if state.is_terminal():
             return float(state.returns()[seat])
         p, _ = self.probabilities(state, seat)
-        w = float(cast(Any, state).game.info.max_utility)
-        mine = float(p[seat])
-        # a seat that is out has P(win) = 0: it loses unless nobody wins
-        return mine * w - (float(p.sum()) - mine) * w / (len(p) - 1)
+        return _expected_return(state, p, seat)
+
+    def values(self, state: State) -> list[float]:
+        """``[value(state, i) for every seat i]``: where the game's features read public
+        facts only (``public`` on the feature function: the same whatever seat observes),
+        the features and probabilities are computed once, not once per seat."""
+        n = cast(Any, state).game.info.num_players
+        if state.is_terminal():
+            return [float(v) for v in state.returns()]
+        if not getattr(self.features, "public", False):
+            return [self.value(state, i) for i in range(n)]
+        p, _ = self.probabilities(state, 0)
+        return [_expected_return(state, p, i) for i in range(n)]
+
+
+def _expected_return(state: State, p: np.ndarray, seat: int) -> float:
+    """A seat's expected return from the win probabilities ``p`` (scale of
+    ``state.returns()``): a seat that is out has P(win) = 0, and loses unless nobody wins."""
+    w = float(cast(Any, state).game.info.max_utility)
+    mine = float(p[seat])
+    return mine * w - (float(p.sum()) - mine) * w / (len(p) - 1)
 
 
 # ---------------------------------------------------------------------------- fitting

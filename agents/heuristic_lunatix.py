@@ -1204,6 +1204,8 @@ class OutcomeFeatures:
 
     seat_names = ("rounds_scaled", "harmful_lunacies", "in_pit", "luck", "max_speed_10")
     none_names = ("bias", "clock", "clock_minus_lead_scaled")
+    #: public facts only: the same features whatever seat observes
+    public = True
 
     def __call__(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(alive seats, seat features, nobody's features)`` of the position ``seat``

@@ -215,6 +215,12 @@ class RyderzHeuristic:
         w = r.win_reward
         return p_end * (p_me * w - (1.0 - p_me) * w / (n - 1))
 
+    def prospect_parts(self, state: State, seat: int) -> tuple[int, float, float]:
+        """``(Prizms held, estimate of the next score in Prizms, worth of a ready power)`` of
+        ``seat``: the parts of its prospect (public facts only)."""
+        self._bind(state.game)
+        return self._own_prospect(state, seat)
+
     def _strength(self, state: State, seat: int) -> float:
         """A seat's own prospect: its Prizms, its estimated next score (``estimate_weight``
         times the prospect's estimate) and its ready power, in Prizm units."""
@@ -687,19 +693,19 @@ class OutcomeFeatures:
 
     seat_names = ("prizms", "next_score_estimate", "power_ready")
     none_names = ("bias", "rounds_left_per_missing_prizm", "leader_missing_prizms")
+    #: public facts only: the same features whatever seat observes
+    public = True
 
     def __init__(self) -> None:
         self._bot = RyderzHeuristic()
 
     def __call__(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(alive seats, seat features, nobody's features)`` of the position."""
-        bot = self._bot
-        bot._bind(state.game)
         r = state.game.rules
         n = r.num_players
         x = np.zeros((n, len(self.seat_names)))
         for s in range(n):
-            mine, est, power = bot._own_prospect(state, s)
+            mine, est, power = self._bot.prospect_parts(state, s)
             x[s] = (mine, est, 1.0 if power else 0.0)
         missing = max(1, r.win_prizms - max(state.score(s) for s in range(n)))
         rounds_left = max(0, r.round_limit - state.round)

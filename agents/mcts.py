@@ -104,7 +104,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.bot import Bot, Evaluator, MemoBot
+from agents.bot import Bot, Evaluator, MemoBot, evaluate_all
 from tabletop.errors import IllegalActionError, InvalidStateError
 from tabletop.protocol import State, sample_discrete
 
@@ -643,7 +643,7 @@ class MCTSBot:
         if state.is_terminal():
             return [float(v) for v in state.returns()]
         stats.evaluations += n
-        return [float(self.evaluator.value(state, i)) for i in range(n)]
+        return evaluate_all(self.evaluator, state, n)
 
     def _best(self, root: _Node, seat: int, actions: list[Any], simultaneous: bool) -> Any:
         """Most visited root action; ties by mean value, then the first listed."""
