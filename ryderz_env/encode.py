@@ -284,12 +284,9 @@ class VectorEncoder:
             chords, recent = extend(
                 prev.chords,
                 prev.recent,
-                *self._shape_tables[self._shape_key(front)],
-                pose.x,
-                pose.y,
-                pose.h,
-                ex.x,
-                ex.y,
+                self._shape_tables[self._shape_key(front)],
+                (pose.x, pose.y, pose.h),
+                (ex.x, ex.y),
                 launch,
             )
             got = LazerTables(

@@ -402,21 +402,19 @@ def extend_into(
 def extend(
     chords: np.ndarray,
     recent: np.ndarray,
-    local: np.ndarray,
-    pts: np.ndarray,
-    x: float,
-    y: float,
-    h: float,
-    ex: float,
-    ey: float,
+    shape: tuple[np.ndarray, np.ndarray],
+    pose: tuple[float, float, float],
+    exit_at: tuple[float, float],
     launch: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A Lazer's tables with one more element at the front (:func:`extend_into`, into new
-    arrays: a kernel that allocates nothing compiles without numba's reference counting, and
-    so faster on a cold start)."""
+    """A Lazer's tables with one more element at the front, in new arrays
+    (:func:`extend_into`): ``shape`` is its ``(local, pts)``, ``pose`` its (x, y, heading),
+    ``exit_at`` its exit point. (The kernel allocates nothing: it compiles without numba's
+    reference counting, and so faster on a cold start.)"""
+    local, pts = shape
     out = np.empty((14, chords.shape[1] + local.shape[1]))
     rec = np.empty_like(recent)
-    extend_into(out, rec, chords, recent, local, pts, x, y, h, ex, ey, launch)
+    extend_into(out, rec, chords, recent, local, pts, *pose, *exit_at, launch)
     return out, rec
 
 
@@ -428,4 +426,4 @@ def place(local: np.ndarray, pts: np.ndarray, x: float, y: float, h: float) -> n
     """The capsule table of a piece at pose (``x``, ``y``, ``h``), from the table ``local``
     of its capsules in its own frame and their chords' points ``pts`` ((k + 1, 2))
     (:func:`extend` from no capsules)."""
-    return extend(_NO_CHORDS, _NO_RECENT, local, pts, x, y, h, x, y, False)[0]
+    return extend(_NO_CHORDS, _NO_RECENT, (local, pts), (x, y, h), (x, y), False)[0]
