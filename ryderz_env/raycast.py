@@ -26,8 +26,9 @@ numba's message for mismatched shapes: string formatting, seconds to compile). T
 nothing (the caller passes the arrays they fill or work in), so they compile without numba's
 reference counting (``_nrt=False``); they call no overloaded builtin (``min``, ``max``,
 ``int``, ``math.hypot``: each one more function to compile), writing the same arithmetic out
-instead. The cast compiles its common case only: the rare origin that lies on or within
-``GRAZE`` of an outline (about one cast in 4,000 of random play) makes it decline, and
+instead. The cast compiles its common case only: the rare origin that lies within ``GRAZE`` of
+an outline or of the line of a capsule's sides (under one cast in a hundred of random play,
+most of them on the rectangle table, whose edges pieces line up with) makes it decline, and
 :func:`ryderz_env.encode.cast_into` casts again with the specialization that handles it,
 compiled the first time one is met. A mode compiles only what it calls (the ray directions of
 a non-convex table, ``cast_rays``: their own specializations).
@@ -37,6 +38,7 @@ a non-convex table, ``cast_rays``: their own specializations).
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from numba.core import types
@@ -49,10 +51,13 @@ GRAZE = 1e-9
 #: added to a capsule's bounding radius (inches) when rays are screened against it
 BOUND_MARGIN = 1e-7
 
-#: the C library's ``hypot``, called directly: what numba's ``math.hypot`` calls too, after an
-#: infinity check that gives the C function's own answer (C99: +inf when either is infinite),
-#: without numba compiling that wrapper into each kernel
-c_hypot = types.ExternalFunction("hypot", types.float64(types.float64, types.float64))
+#: the C library's ``hypot``, declared directly: numba's ``math.hypot`` calls the same C
+#: function (``_hypot`` on Windows, where 32-bit builds check for infinities first), but
+#: through a wrapper it compiles as one more function in every kernel that uses it
+c_hypot = types.ExternalFunction(
+    "_hypot" if sys.platform == "win32" else "hypot",
+    types.float64(types.float64, types.float64),
+)
 
 
 @kernel
@@ -99,8 +104,10 @@ def cast(
 
     ``cap`` ((6, K)) and ``end`` ((3, 2 * ``n_ends``)) are work space. With ``graze`` None
     (the common case, the only code compiled for it) the cast declines an origin that lies
-    within ``GRAZE`` of some capsule's outline: it returns False and writes nothing; with
-    ``graze`` True it handles every origin. Returns True when it wrote the distances.
+    within ``GRAZE`` of some capsule's outline or of the line of its sides (beyond its ends
+    too: there the sides are segments the ray may run along): it returns False and writes
+    nothing; with ``graze`` True it handles every origin. Returns True when it wrote the
+    distances.
 
     Compiled once per kind of call: with ``dirs`` None (the observation on a round or convex
     table: the kernel turns the angles itself), the code for given directions is left out, and
@@ -134,11 +141,15 @@ def cast(
     wy = cap[4]
     rr = cap[5]
     near = False  # the origin within GRAZE of some capsule's outline (or inside one)
+    side = False  # the origin within GRAZE of some capsule's side line (its two sides found
+    # as segments below), anywhere along that line, beyond the capsule's ends too
     for j in range(n_ch):
         m0[j] = na[j] - (ox * nx[j] + oy * ny[j])
         nsm[j] = ua[j] - (ox * ux[j] + oy * uy[j])
         gj = abs(m0[j]) - rad[j]
         g[j] = gj
+        if abs(gj) < GRAZE:
+            side = True
         a = abs(nsm[j]) - half[j]
         if gj > a:  # (max(a, g), as numba's max)
             a = gj
@@ -157,21 +168,22 @@ def cast(
             if e[v] < GRAZE:
                 near = True
     inside = False  # whether the origin lies within its radius of some capsule's chord
-    if near:
-        if graze is None:
-            return False
-        for j in range(n_ch):
-            pax, pay = ax[j] - ox, ay[j] - oy
-            pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
-            length = c_hypot(pex, pey)
-            inv = 1.0 / (1e-12 if 1e-12 > length else length)
-            pux, puy = pex * inv, pey * inv
-            proj = -(pax * pux + pay * puy)
-            proj = 0.0 if 0.0 > proj else proj
-            proj = length if length < proj else proj
-            if c_hypot(pax + proj * pux, pay + proj * puy) < rad[j]:
-                inside = True
-                break
+    if near or side:
+        if graze is None:  # the common case declines, before writing anything (with this
+            return False  # return, numba leaves the rest of this block out of its code)
+        if near:
+            for j in range(n_ch):
+                pax, pay = ax[j] - ox, ay[j] - oy
+                pex, pey = (bx[j] - ox) - pax, (by[j] - oy) - pay
+                length = c_hypot(pex, pey)
+                inv = 1.0 / (1e-12 if 1e-12 > length else length)
+                pux, puy = pex * inv, pey * inv
+                proj = -(pax * pux + pay * puy)
+                proj = 0.0 if 0.0 > proj else proj
+                proj = length if length < proj else proj
+                if c_hypot(pax + proj * pux, pay + proj * puy) < rad[j]:
+                    inside = True
+                    break
     # each capsule's bounding circle, seen from the origin: a ray that passes it by, or
     # whose best hit so far is nearer than the circle, need not test the capsule (every
     # point a test can find lies on the capsule, so within the circle; the margin covers

@@ -42,7 +42,9 @@ else:
 #: the options of every compiled kernel of the project: cached on disk, numpy's error model
 #: (no division checks), the GIL released, no C-callable wrapper (nothing calls them as C
 #: function pointers) and no reference counting (they allocate nothing: the caller passes the
-#: arrays they fill). The last two make a cold start's compile shorter.
+#: arrays they fill). The last two make a cold start's compile shorter. (numba's disk cache
+#: is keyed by a kernel's own source file and signature, not by these options: after
+#: changing them, delete the cache, ``__pycache__/*.nbi``/``*.nbc`` or ``NUMBA_CACHE_DIR``.)
 JIT_OPTIONS: dict[str, bool | str] = {
     "cache": True,
     "error_model": "numpy",

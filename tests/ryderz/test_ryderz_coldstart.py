@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -117,27 +118,33 @@ def test_the_common_case_cast_declines_only_origins_on_an_outline() -> None:
     """The cast compiled for the common case (``graze`` None) either writes what the cast that
     handles every origin (``graze`` True) writes, bit for bit, or declines (returns False,
     writes nothing), and declines exactly where the origin lies within ``GRAZE`` of a
-    capsule's outline: over random capsules seen from random points and from points on their
-    outlines (chord ends and side lines)."""
+    capsule's outline or of the line of its sides: over random capsules seen from random
+    points and from points on their outlines (chord ends, side lines) and on a side line's
+    extension beyond an end, with a ray along that line."""
     rng = np.random.default_rng(11)
     declined = agreed = 0
-    for _ in range(400):
+    for _ in range(600):
         k = int(rng.integers(1, 25))
         a = rng.normal(size=(k, 2)) * 4.0
         b = a + rng.normal(size=(k, 2))
         radii = np.abs(rng.normal(size=k)) * 0.3
-        chords = chord_table(a, b, radii)
+        d = (b[0] - a[0]) / np.linalg.norm(b[0] - a[0])
+        normal = np.array([-d[1], d[0]])
+        angles = np.sort(rng.uniform(-np.pi, np.pi, 16))
+        heading = 0.3
         pick = rng.random()
-        if pick < 0.25:  # a chord end: on a capsule's end disc when its radius is 0
+        if pick < 0.2:  # a chord end: on a capsule's end disc when its radius is 0
             radii[0] = 0.0
-            chords = chord_table(a, b, radii)
             o = a[0].copy()
-        elif pick < 0.5:  # on a side line: r from the chord, beside its middle
-            d = (b[0] - a[0]) / np.linalg.norm(b[0] - a[0])
-            o = (a[0] + b[0]) / 2 + radii[0] * np.array([-d[1], d[0]])
+        elif pick < 0.4:  # on a side line, beside the chord's middle
+            o = (a[0] + b[0]) / 2 + radii[0] * normal
+        elif pick < 0.6:  # on a side line beyond the far end, a ray back along it
+            o = b[0] + rng.uniform(0.1, 2.0) * d + radii[0] * normal
+            angles[0] = math.atan2(-d[1], -d[0]) - heading
         else:
             o = rng.normal(size=2) * 3.0
-        head = (np.sort(rng.uniform(-np.pi, np.pi, 16)), 0.3, float(o[0]), float(o[1]))
+        chords = chord_table(a, b, radii)
+        head = (angles, heading, float(o[0]), float(o[1]))
         rest = (chords, k, 0.0, np.full(16, np.inf), 2.0)
         cap, end = np.empty((6, k)), np.empty((3, 2 * k))
         fast, full = np.full(16, -5.0), np.full(16, -6.0)
@@ -145,11 +152,16 @@ def test_the_common_case_cast_declines_only_origins_on_an_outline() -> None:
         assert cast(full, 0, *head, *rest, cap, end, None, True)
         m0 = chords[4] - (o[0] * chords[0] + o[1] * chords[2])
         nsm = chords[5] - (o[0] * chords[1] + o[1] * chords[3])
-        side = np.maximum(np.abs(m0) - chords[7], np.abs(nsm) - chords[6])
+        g = np.abs(m0) - chords[7]
+        outline = np.maximum(g, np.abs(nsm) - chords[6])
         ends = np.concatenate(
             [(chords[8 + i] - o[0]) ** 2 + (chords[10 + i] - o[1]) ** 2 for i in (0, 1)]
         )
-        near = bool((side < GRAZE).any() or (ends - np.tile(chords[12], 2) < GRAZE).any())
+        near = bool(
+            (outline < GRAZE).any()
+            or (np.abs(g) < GRAZE).any()
+            or (ends - np.tile(chords[12], 2) < GRAZE).any()
+        )
         assert wrote is not near
         if wrote:
             assert np.array_equal(fast, full)
@@ -157,7 +169,7 @@ def test_the_common_case_cast_declines_only_origins_on_an_outline() -> None:
         else:
             assert (fast == -5.0).all()
             declined += 1
-    assert declined > 50 and agreed > 150
+    assert declined > 150 and agreed > 200
 
 
 COMPILES = r"""
