@@ -3,6 +3,8 @@
 
 - the observations are those of the kernels before that work (a digest of seeded games);
 - the cast compiled for given ray directions agrees with the one for ray angles;
+- the cast compiled for the common case declines exactly the origins on or near an outline
+  or a side line, and otherwise writes what the full cast writes;
 - a cold process compiles each kernel of a first step once, whatever the number of players.
 
 After an intended change of the observation, print the new digests with
