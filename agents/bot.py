@@ -39,7 +39,8 @@ class Bot(Protocol):
 @runtime_checkable
 class Evaluator(Protocol):
     """Estimates how good a state is for a seat, on the scale of ``state.returns()``
-    (MCTS ends its rollouts with it)."""
+    (MCTS ends its rollouts with it). It may also have ``values(state)``, every seat's value
+    at once (the same numbers, cheaper), which :func:`evaluate_all` uses."""
 
     def value(self, state: State, seat: int) -> float:
         """The expected return of ``seat`` from ``state`` (from what ``seat`` may know)."""

@@ -97,6 +97,7 @@ def create_app(
         )
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bot-server")
     admission = _Admission(workers + queue)
+    app.state.admission = admission  # (requests admitted now: ``count`` of ``limit``)
     limit = service.limits.max_request_bytes
 
     async def read_body(request: Request) -> bytes | None:

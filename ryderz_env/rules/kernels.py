@@ -68,9 +68,7 @@ def place_into(
 ) -> tuple[float, float, float, float]:  # pragma: no cover
     """Write into ``out`` ((N, 2) float64) the world coordinates of ``local`` ((N, 2), N >= 1)
     turned by the rotation whose cosine and sine are ``c`` and ``s`` and moved by (``x``,
-    ``y``); return their bounds (min x, min y, max x, max y). (The caller allocates: a kernel
-    that allocates nothing compiles without numba's reference counting, which makes it
-    cheaper to compile on a cold start.)"""
+    ``y``); return their bounds (min x, min y, max x, max y)."""
     x0 = y0 = np.inf
     x1 = y1 = -np.inf
     for i in range(local.shape[0]):

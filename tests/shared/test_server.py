@@ -335,13 +335,19 @@ def test_http_commands_and_statuses(http: tuple[str, Service]) -> None:
         assert pre.headers.get("access-control-allow-origin") == "http://example.test"
 
 
-def test_http_answers_429_when_the_pool_is_full(
-    http: tuple[str, Service], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_http_answers_429_when_the_pool_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
     """One move computing (held in the worker until the third request is answered), one
-    waiting: a third request at once is refused. The hold makes the test independent of how
-    fast a loaded machine starts the threads."""
-    base, service = http
+    waiting: a third request at once is refused. The hold, and waiting until the server has
+    admitted both, make the test independent of how fast a loaded machine starts threads."""
+    service = Service()
+    app = create_app(service, workers=1, queue=1)
+    with serving(app) as base:
+        _pool_full_is_refused(base, service, app.state.admission, monkeypatch)
+
+
+def _pool_full_is_refused(
+    base: str, service: Service, admission: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with httpx.Client(base_url=base, timeout=60) as c:
         pos = c.post("/v1/new_game", json={"game": "lunatix", "players": 2, "seed": 1}).json()
     seat = pos["deciding"][0]
@@ -366,7 +372,10 @@ def test_http_answers_429_when_the_pool_is_full(
     for t in threads:
         t.start()
     assert computing.wait(timeout=60)
-    time.sleep(1.0)  # the second was sent with the first: admitted by now, waiting for the pool
+    deadline = time.monotonic() + 60
+    while admission.count < 2 and time.monotonic() < deadline:  # the second, waiting
+        time.sleep(0.01)
+    assert admission.count == 2
     with httpx.Client(base_url=base, timeout=60) as c:
         third = c.post("/v1/info", json={})
     release.set()
