@@ -13,12 +13,13 @@ The policy itself is ``policy.onnx`` where the file names one (run by onnxruntim
 beside it. A state whose game, players or rules differ from ``policy.json`` is refused with
 an :class:`~tabletop.errors.InvalidStateError` saying what differs.
 
-``policy.json`` fields (format 2; format 1, without ``onnx``, is still read):
+``policy.json`` fields (format 3; formats 1, without ``onnx``, and 2, without ``advice``, are
+still read):
 
 ================  ==========================================================================
 field             meaning
 ================  ==========================================================================
-``format``        2
+``format``        3
 ``game``          registry name (``lunatix``, ``ryderz``)
 ``env_id``        the Gymnasium / PettingZoo id (``LunatixLoop-v0``)
 ``env_name``      the versioned env name (``lunatix_loop_v0``)
@@ -30,6 +31,8 @@ field             meaning
 ``algorithm``     ``MaskablePPO`` (sb3-contrib) or ``RLlib-PPO``
 ``model``         the torch model file beside it (``model.zip``), or ``""`` if none ships
 ``onnx``          the ONNX policy beside it (``policy.onnx``, docs/policies.md), or ``""``
+``advice``        the advisor's bot spec whose move ends the observation (:mod:`agents.advice`:
+                  ``heuristic`` or ``mcts:...``), or ``""`` (none)
 ================  ==========================================================================
 """
 
@@ -42,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.advice import AdvisedAdapter, check_advice
 from agents.onnx_policy import OnnxPolicy
 from tabletop import registry
 from tabletop.errors import ConfigError, InvalidStateError
@@ -49,9 +53,9 @@ from tabletop.protocol import State
 
 POLICY_JSON = "policy.json"
 ONNX_FILE = "policy.onnx"
-FORMAT = 2
-#: formats this code reads (1: before policy.onnx)
-FORMATS = (1, 2)
+FORMAT = 3
+#: formats this code reads (1: before policy.onnx, 2: before advice)
+FORMATS = (1, 2, 3)
 MODES = ("greedy", "sampled")
 ALGORITHMS = ("MaskablePPO", "RLlib-PPO")
 
@@ -70,6 +74,7 @@ class PolicyMeta:
     algorithm: str = "MaskablePPO"
     model: str = "model.zip"
     onnx: str = ""
+    advice: str = ""
     format: int = FORMAT
 
     def to_json(self) -> dict[str, Any]:
@@ -123,6 +128,7 @@ class PolicyMeta:
         for ok, message in checks:
             if not ok:
                 raise ConfigError(f"{source}: {message}")
+        check_advice(meta.advice, f"{source}: advice")
         entry = registry.get(meta.game)
         if (meta.env_id, meta.env_name) != (entry.env_id, entry.env_name):
             raise ConfigError(
@@ -174,8 +180,9 @@ class PolicyBot:
         self.meta = meta
         self.name = "policy"
         self.entry = registry.get(meta.game)
-        self.adapter = self.entry.envs().make_adapter(
-            num_players=meta.num_players, **meta.env_options
+        adapter = self.entry.envs().make_adapter(num_players=meta.num_players, **meta.env_options)
+        self.adapter = (
+            AdvisedAdapter(adapter, meta.advice, self.entry.name, seed) if meta.advice else adapter
         )
         if self.adapter.game.config_dict() != meta.rules:
             raise ConfigError(
@@ -202,8 +209,10 @@ class PolicyBot:
         return cls(meta, model, seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Reseed the sampling generator (greedy play draws nothing)."""
+        """Reseed the sampling generator (greedy play draws nothing) and the advisor."""
         self.rng = np.random.default_rng(seed)
+        if isinstance(self.adapter, AdvisedAdapter):
+            self.adapter.advisor.reset(seed)
 
     def check(self, state: State) -> None:
         """InvalidStateError unless ``state`` is of the policy's game, players and rules."""

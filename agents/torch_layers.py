@@ -5,16 +5,23 @@
 so the first layer holds nearly all the weights and compute; sharing it halves that cost
 compared with separate first layers for pi and vf. Models trained with it save and load
 with ``MaskablePPO.load`` as long as this module is importable (the class is stored by name).
+
+``AdvisedPolicy`` (with ``AdvisedTrunk`` and ``AdvisedMlpExtractor``) is the policy over an
+observation that ends with a bot's advice (:mod:`agents.advice`): the advice skips the hidden
+layers and reaches the action head directly.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import torch
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
 
-__all__ = ["SharedTrunk"]
+__all__ = ["AdvisedMlpExtractor", "AdvisedPolicy", "AdvisedTrunk", "SharedTrunk"]
 
 
 class SharedTrunk(BaseFeaturesExtractor):
@@ -32,3 +39,75 @@ class SharedTrunk(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.linear(observations))
+
+
+class AdvisedTrunk(BaseFeaturesExtractor):
+    """:class:`SharedTrunk` over the game's observation, with the advice (the last
+    ``advice`` inputs, :mod:`agents.advice`) appended to its features unchanged
+    (``features_dim`` 0: the observation itself, no trunk layer)."""
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, features_dim: int = 256, advice: int = 0
+    ) -> None:
+        n_inputs = int(observation_space.shape[0]) - advice
+        if advice < 1 or n_inputs < 1:
+            raise ValueError(f"advice must be 1..{observation_space.shape[0] - 1}, got {advice}")
+        super().__init__(observation_space, (features_dim or n_inputs) + advice)
+        self.advice = advice
+        self.linear = nn.Linear(n_inputs, features_dim) if features_dim else None
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        obs, advice = observations[:, : -self.advice], observations[:, -self.advice :]
+        body = torch.relu(self.linear(obs)) if self.linear is not None else obs
+        return torch.cat([body, advice], dim=1)
+
+
+class AdvisedMlpExtractor(MlpExtractor):
+    """SB3's ``MlpExtractor`` whose actor latent ends with the advice (the last ``advice``
+    features), so that the action head reads it directly."""
+
+    def __init__(
+        self,
+        feature_dim: int,
+        net_arch: list[int] | dict[str, list[int]],
+        activation_fn: type[nn.Module],
+        device: torch.device | str,
+        advice: int,
+    ) -> None:
+        super().__init__(feature_dim, net_arch, activation_fn, device)
+        self.advice = advice
+        self.latent_dim_pi += advice
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.policy_net(features), features[:, -self.advice :]], dim=1)
+
+
+class AdvisedPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy over an advised observation (:mod:`agents.advice`): the features
+    are :class:`AdvisedTrunk`'s, the action head reads the advice beside the hidden layers,
+    and starts with ``advice_gain`` on the advised action's logit (``advice_gain`` 2: about
+    seven times the weight of any other legal action before any training)."""
+
+    def __init__(self, *args: Any, advice: int = 0, advice_gain: float = 2.0, **kwargs: Any):
+        self.advice = advice
+        self.advice_gain = advice_gain
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = AdvisedMlpExtractor(
+            self.features_dim, self.net_arch, self.activation_fn, self.device, self.advice
+        )
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        with torch.no_grad():
+            w = self.action_net.weight
+            w[:, -self.advice :] = self.advice_gain * torch.eye(self.advice, dtype=w.dtype)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(advice=self.advice, advice_gain=self.advice_gain)
+        return data

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.advice import advise
 from agents.onnx_policy import INPUT, OnnxPolicy
 
 #: the ONNX opset written (onnxruntime 1.18 and newer run it)
@@ -166,7 +167,12 @@ def export_run(run_dir: str | Path, observations: int = 1000, seed: int = 0) -> 
     if not meta.model:
         raise ValueError(f"{run_dir}: policy.json names no model.zip to export")
     model = MaskablePPO.load(str(run_dir / meta.model), device="cpu")
-    env = registry.get(meta.game).single_agent_env(num_players=meta.num_players, **meta.env_options)
+    entry = registry.get(meta.game)
+    env = advise(
+        entry.single_agent_env(num_players=meta.num_players, **meta.env_options),
+        meta.advice,
+        entry.name,
+    )
     check = export_checked(model, run_dir, env, observations, seed)
     write_policy_json(run_dir, replace(meta, onnx=ONNX_FILE))
     return check

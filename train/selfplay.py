@@ -45,6 +45,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from agents.advice import advise
 from agents.arena import ArenaConfig, GameResult, load_results, run, summarize
 from agents.evaluate import PROTOCOL, SEED, setting_folder
 from agents.evaluate import evaluate as protocol_evaluate
@@ -83,12 +84,17 @@ def make_league_env(
         opponents = LeagueOpponents(
             league, entry.name, cfg.num_players - 1, seed=cfg.seed * 1000 + rank, clock=clock
         )
-        view = entry.single_agent_class()(
-            num_players=cfg.num_players,
-            learner_seat=seat,
-            shaping=dict(cfg.shaping),
-            opponent_sampler=opponents,
-            **cfg.env_options,
+        view = advise(
+            entry.single_agent_env(
+                num_players=cfg.num_players,
+                learner_seat=seat,
+                shaping=dict(cfg.shaping),
+                opponent_sampler=opponents,
+                **cfg.env_options,
+            ),
+            cfg.advice,
+            entry.name,
+            rank,
         )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
         env = LeagueResults(view, opponents)
@@ -454,11 +460,17 @@ def league_game_gif(cfg: Any, run_dir: Path, path: Path) -> str:
     from train.train import eval_options, record_gif
 
     entry = registry.get(cfg.game)
-    env = entry.single_agent_class()(
-        num_players=cfg.num_players,
-        learner_seat=0,
-        opponents=[make_bot("heuristic", entry.name, seed=s) for s in range(cfg.num_players - 1)],
-        **eval_options(cfg),
+    env = advise(
+        entry.single_agent_env(
+            num_players=cfg.num_players,
+            learner_seat=0,
+            opponents=[
+                make_bot("heuristic", entry.name, seed=s) for s in range(cfg.num_players - 1)
+            ],
+            **eval_options(cfg),
+        ),
+        cfg.advice,
+        entry.name,
     )
     policy = OnnxPolicy(run_dir / ONNX_FILE)
     rng = np.random.default_rng(0)

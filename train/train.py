@@ -34,9 +34,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+from agents.advice import advise, check_advice
 from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
 from agents.stats import wilson
-from agents.torch_layers import SharedTrunk
+from agents.torch_layers import AdvisedPolicy, AdvisedTrunk, SharedTrunk
 from tabletop import registry
 from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
@@ -108,9 +109,13 @@ class TrainConfig:
     league: LeagueConfig | None = None
     # behaviour cloning of a teacher bot before PPO (train.warmstart); None: none
     warm_start: WarmStartConfig | None = None
+    # a bot spec whose move the policy sees beside its observation (agents.advice: a
+    # one-hot over the env actions; the policy is agents.torch_layers.AdvisedPolicy), or ""
+    advice: str = ""
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
+        check_advice(self.advice, "advice")
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
             raise ConfigError(
@@ -124,15 +129,17 @@ def game_spec(cfg: TrainConfig) -> registry.GameEntry:
     return registry.get(cfg.game)
 
 
-def env_class(cfg: TrainConfig) -> type:
-    """The single-agent env class of the config's game."""
-    return game_spec(cfg).single_agent_class()
+def make_view(cfg: Any, advice_seed: int = 0, **options: Any) -> Any:
+    """The config's single-agent view with ``options``, observing through the config's
+    advisor (``cfg.advice``, :mod:`agents.advice`) where it has one."""
+    entry = registry.get(cfg.game)
+    return advise(entry.single_agent_env(**options), cfg.advice, entry.name, advice_seed)
 
 
 def make_eval_env(cfg: TrainConfig) -> Any:
     """A single-agent env for evaluation games: the config's env options without the
     training-only ones, no shaping, learner on seat 0."""
-    return env_class(cfg)(num_players=cfg.num_players, learner_seat=0, **eval_options(cfg))
+    return make_view(cfg, num_players=cfg.num_players, learner_seat=0, **eval_options(cfg))
 
 
 def eval_options(cfg: TrainConfig) -> dict[str, Any]:
@@ -153,6 +160,7 @@ def policy_meta(cfg: TrainConfig) -> PolicyMeta:
         env_options=options,
         rules=adapter.game.config_dict(),
         mode="greedy" if cfg.eval_deterministic else "sampled",
+        advice=cfg.advice,
     )
 
 
@@ -163,7 +171,9 @@ def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
         seat: int | str = (
             cfg.learner_seat if cfg.learner_seat == "random" else int(cfg.learner_seat)
         )
-        env = env_class(cfg)(
+        env = make_view(
+            cfg,
+            rank,
             num_players=cfg.num_players,
             learner_seat=seat,
             shaping=dict(cfg.shaping),
@@ -338,8 +348,17 @@ class TorchThreads(BaseCallback):
         return True
 
 
-def policy_kwargs(p: PPOConfig) -> dict[str, Any]:
-    """MaskablePPO ``policy_kwargs`` for the network of the config."""
+def policy_kwargs(p: PPOConfig, advice: int = 0) -> dict[str, Any]:
+    """MaskablePPO ``policy_kwargs`` for the network of the config (``advice``: the length
+    of the advice block that ends the observation, for :class:`AdvisedPolicy`)."""
+    if advice:
+        return {
+            "features_extractor_class": AdvisedTrunk,
+            "features_extractor_kwargs": {"features_dim": p.shared_trunk, "advice": advice},
+            "share_features_extractor": True,
+            "net_arch": list(p.net_arch),
+            "advice": advice,
+        }
     if p.shared_trunk > 0:
         return {
             "features_extractor_class": SharedTrunk,
@@ -354,8 +373,9 @@ def new_model(cfg: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO:
     """A fresh MaskablePPO of the config's hyperparameters on ``venv`` (TensorBoard logs in
     ``run_dir/tb``)."""
     p = cfg.ppo
+    advice = int(venv.action_space.n) if cfg.advice else 0
     return MaskablePPO(
-        "MlpPolicy",
+        AdvisedPolicy if advice else "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
         n_steps=p.n_steps,
@@ -367,7 +387,7 @@ def new_model(cfg: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO:
         clip_range=p.clip_range,
         seed=cfg.seed,
         verbose=0,
-        policy_kwargs=policy_kwargs(p),
+        policy_kwargs=policy_kwargs(p, advice),
         tensorboard_log=str(run_dir / "tb"),
         device="cpu",
     )

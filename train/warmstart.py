@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.advice import advise
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop import registry
 from tabletop.errors import ConfigError
@@ -100,12 +101,17 @@ def collect(
     for g in range(first, first + games):
         spec = ws.opponents[g % len(ws.opponents)]
         opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s) for s in range(n - 1)]
-        env = entry.single_agent_class()(
-            num_players=n,
-            learner_seat=g % n,
-            shaping=dict(cfg.shaping),
-            opponents=opponents,
-            **cfg.env_options,
+        env = advise(
+            entry.single_agent_env(
+                num_players=n,
+                learner_seat=g % n,
+                shaping=dict(cfg.shaping),
+                opponents=opponents,
+                **cfg.env_options,
+            ),
+            cfg.advice,
+            entry.name,
+            ws.seed + g,
         )
         teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
         obs, _ = env.reset(seed=ws.seed + g)

@@ -54,7 +54,7 @@ def exported(
 def test_export_matches_torch_on_1000_positions(exported) -> None:
     game, d, model = exported
     meta = json.loads((d / POLICY_JSON).read_text())
-    assert meta["onnx"] == ONNX_FILE and meta["format"] == 2
+    assert meta["onnx"] == ONNX_FILE and meta["format"] == 3
     cfg = CONFIGS[game]
     env = registry.get(game).single_agent_env(num_players=cfg.num_players, **cfg.env_options)
     obs = sample_observations(env, 1000, seed=5)

@@ -1,0 +1,193 @@
+"""Advice (agents.advice): the observation ends with the advisor's move as a one-hot over the
+env actions (zeros when the seat has nothing to decide); an untrained AdvisedPolicy plays the
+advisor's moves, from policy.onnx and from model.zip alike; only bots that open no file may
+advise; a tiny advised self-play run writes a policy that plays."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from agents.advice import AdvisedAdapter, advise, check_advice
+from agents.onnx_policy import OnnxPolicy
+from agents.policy_bot import POLICY_JSON, PolicyBot
+from agents.specs import make_bot
+from agents.torch_layers import AdvisedPolicy
+from tabletop import registry
+from tabletop.errors import ConfigError
+from tabletop.protocol import play_chance
+from train.export import export_run
+from train.train import TrainConfig, main, make_view, policy_kwargs, policy_meta, write_policy_json
+
+RYDERZ_OPTIONS = {"action_mode": "discrete", "obs_mode": "vector", "launch_positions": 8}
+CONFIGS = {
+    "lunatix": TrainConfig(name="a", game="lunatix", num_players=2, advice="heuristic"),
+    "ryderz": TrainConfig(
+        name="a", game="ryderz", num_players=2, advice="heuristic", env_options=RYDERZ_OPTIONS
+    ),
+}
+
+
+@pytest.mark.parametrize("game", sorted(CONFIGS))
+def test_the_observation_ends_with_the_advisors_move(game: str) -> None:
+    cfg = CONFIGS[game]
+    view = make_view(cfg, advice_seed=7, num_players=2, learner_seat=0, **cfg.env_options)
+    inner = view.adapter.inner
+    n = inner.num_actions
+    assert view.observation_space.shape == (inner.observation_size() + n,)
+    twin = make_bot("heuristic", game, seed=7)  # the advisor's twin: the same draws
+    rng = np.random.default_rng(0)
+    obs, _ = view.reset(seed=3)
+    decisions, done = 0, False
+    while not done and decisions < 40:
+        state = view.session.state
+        legal = inner.legal_ints(state, 0)
+        assert np.array_equal(obs[:-n], inner.encode(state, 0))
+        expected = np.zeros(n, np.float32)
+        expected[inner.nearest_index(state, 0, twin.act(state, 0), legal)] = 1.0
+        assert np.array_equal(obs[-n:], expected)
+        assert view.action_masks()[int(np.argmax(obs[-n:]))]  # advice is legal
+        obs, _, term, trunc, _ = view.step(int(rng.choice(np.flatnonzero(view.action_masks()))))
+        done = term or trunc
+        decisions += 1
+    assert decisions == 40 or done
+
+
+def test_a_seat_with_nothing_to_decide_gets_no_advice() -> None:
+    entry = registry.get("lunatix")
+    adapter = AdvisedAdapter(entry.envs().make_adapter(num_players=2), "heuristic", "lunatix")
+    state = entry.game(num_players=2).new_initial_state(0)
+    rng = np.random.default_rng(1)
+    while state.is_chance_node():
+        play_chance(state, rng)
+    idle = [s for s in range(2) if s not in state.current_players()]
+    deciding = state.current_players()[0]
+    assert adapter.advice(state, deciding).sum() == 1.0
+    for seat in idle:
+        assert not adapter.advice(state, seat).any()
+
+
+@pytest.fixture(scope="module")
+def untrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run folder with an untrained AdvisedPolicy (Lunatix Loop, 2 players), exported."""
+    cfg = replace(CONFIGS["lunatix"], eval_deterministic=True)
+    d = tmp_path_factory.mktemp("advised")
+    view = make_view(cfg, num_players=2)
+    ppo = replace(cfg.ppo, shared_trunk=16, net_arch=(16,))
+    model = MaskablePPO(
+        AdvisedPolicy,
+        view,
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
+    )
+    model.save(d / "model.zip")
+    write_policy_json(d, policy_meta(cfg))
+    export_run(d, observations=200)
+    return d
+
+
+def test_an_untrained_advised_policy_plays_the_advisors_moves(untrained: Path) -> None:
+    meta = json.loads((untrained / POLICY_JSON).read_text())
+    assert meta["advice"] == "heuristic" and meta["format"] == 3
+    fast = PolicyBot.load(untrained, seed=5)
+    slow = PolicyBot.load(untrained / "model.zip", seed=5)
+    assert isinstance(fast.model, OnnxPolicy) and not isinstance(slow.model, OnnxPolicy)
+    assert isinstance(fast.adapter, AdvisedAdapter) and fast.greedy
+    twin = make_bot("heuristic", "lunatix", seed=5)
+    game = registry.get("lunatix").game(num_players=2)
+    state = game.new_initial_state(11)
+    rng = np.random.default_rng(2)
+    other = make_bot("random", "lunatix", seed=1)
+    moves = 0
+    while not state.is_terminal() and moves < 150:
+        if state.is_chance_node():
+            play_chance(state, rng)
+            continue
+        seats = state.current_players()
+        acts = {}
+        for seat in seats:
+            if seat == 0:
+                mine = fast.act(state, 0)
+                assert mine == twin.act(state, 0) == slow.act(state, 0)
+                acts[0] = mine
+                moves += 1
+            else:
+                acts[seat] = other.act(state, seat)
+        if len(seats) == 1:
+            state.apply_action(acts[seats[0]])
+        else:
+            state.apply_actions(acts)
+    assert moves > 20
+
+
+@pytest.mark.parametrize("spec", ["", "heuristic", "mcts:sims=10"])
+def test_bots_that_open_no_file_may_advise(spec: str) -> None:
+    assert check_advice(spec) == spec
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("policy:../runs/x", "cannot advise"),
+        ("trained", "cannot advise"),
+        ("random", "cannot advise"),
+        ("heuristik", "advice"),
+        (3, "must be a bot spec"),
+    ],
+)
+def test_other_advisors_are_refused(spec, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_advice(spec)
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig(name="x", advice=spec)
+
+
+def test_no_advice_leaves_the_view_alone() -> None:
+    view = registry.get("lunatix").single_agent_env(num_players=2)
+    adapter = view.adapter
+    assert advise(view, "", "lunatix") is view and view.adapter is adapter
+
+
+TINY = """\
+name: tiny_advised
+game: lunatix
+num_players: 2
+total_timesteps: 512
+n_envs: 2
+advice: heuristic
+ppo: {n_steps: 128, batch_size: 128, n_epochs: 1, shared_trunk: 16, net_arch: [16]}
+shaping: {progress: 0.5, damage: 0.02}
+eval_games: 2
+gif_frames: 6
+gif_size: 48
+warm_start: {games: 2, epochs: 1, opponents: [random]}
+league:
+  snapshot_every: 2
+  latest: 2
+  mixture: {latest: 0.5, heuristic: 0.5}
+  eval_every: 1
+  eval_games: 2
+"""
+
+
+def test_a_tiny_advised_self_play_run_writes_a_policy_that_plays(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
+    run = tmp_path / "runs" / "tiny_advised"
+    meta = json.loads((run / POLICY_JSON).read_text())
+    assert meta["advice"] == "heuristic"
+    assert json.loads((run / "sampled" / POLICY_JSON).read_text())["advice"] == "heuristic"
+    assert "same argmax 1,000 of 1,000" in (run / "report.md").read_text()
+    snapshot = PolicyBot.load(run / "league" / "snap-0000")
+    assert snapshot.meta.advice == "heuristic"
+    bot = PolicyBot.load(run)
+    assert bot.adapter.observation_size() == OnnxPolicy(run / "policy.onnx").obs_size
