@@ -64,6 +64,10 @@ class AdvisedAdapter:
         self.advisor = make_bot(spec, game, seed=seed)
 
     def __getattr__(self, name: str) -> Any:
+        # only for attributes of its own that are missing: the wrapped adapter's; never
+        # while unpickling, before ``inner`` exists (that would recurse)
+        if name.startswith("__") or "inner" not in self.__dict__:
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     @property

@@ -55,6 +55,7 @@ from agents.ratings import rate
 from tabletop import registry
 from train.export import Parity, export_checked, export_onnx
 from train.league import Clock, League, LeagueOpponents, LeagueResults
+from train.value_shaping import shaped
 from train.warmstart import warm_start
 
 #: seed of the evaluation games during training (the same games for every snapshot)
@@ -97,7 +98,7 @@ def make_league_env(
             rank,
         )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
-        env = LeagueResults(view, opponents)
+        env = LeagueResults(shaped(cfg, view), opponents)
         filename = str(monitor_dir / f"env{rank}.part{part}") if monitor_dir else None
         return Monitor(env, filename=filename, info_keywords=("won",))
 

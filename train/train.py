@@ -46,6 +46,7 @@ from tabletop.errors import ConfigError
 from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
+from train.value_shaping import shaped
 from train.vec_env import GroupedVecEnv
 from train.warmstart import WarmStartConfig, warm_start
 
@@ -112,10 +113,14 @@ class TrainConfig:
     # a bot spec whose move the policy sees beside its observation (agents.advice: a
     # one-hot over the env actions; the policy is agents.torch_layers.AdvisedPolicy), or ""
     advice: str = ""
+    # weight of potential-based shaping with the fitted value (train.value_shaping); 0: none
+    value_shaping: float = 0.0
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
         check_advice(self.advice, "advice")
+        if not self.value_shaping >= 0.0:
+            raise ConfigError(f"value_shaping must be >= 0, got {self.value_shaping}")
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
             raise ConfigError(
@@ -179,6 +184,7 @@ def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
             shaping=dict(cfg.shaping),
             **cfg.env_options,
         )
+        env = shaped(cfg, env)
         env.reset(seed=cfg.seed * 1000 + rank)
         filename = str(monitor_dir / f"env{rank}") if monitor_dir else None
         return Monitor(env, filename=filename, info_keywords=("won",))

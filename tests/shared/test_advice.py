@@ -5,7 +5,9 @@ advise; a tiny advised self-play run writes a policy that plays."""
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -148,6 +150,19 @@ def test_other_advisors_are_refused(spec, message: str) -> None:
         check_advice(spec)
     with pytest.raises(ConfigError, match=message):
         TrainConfig(name="x", advice=spec)
+
+
+def test_an_advised_adapter_copies_and_pickles() -> None:
+    entry = registry.get("lunatix")
+    adapter = AdvisedAdapter(entry.envs().make_adapter(num_players=2), "heuristic", "lunatix")
+    state = entry.game(num_players=2).new_initial_state(0)
+    rng = np.random.default_rng(1)
+    while state.is_chance_node():
+        play_chance(state, rng)
+    seat = state.current_players()[0]
+    for twin in (copy.deepcopy(adapter), pickle.loads(pickle.dumps(adapter))):
+        assert twin.num_actions == adapter.num_actions
+        assert np.array_equal(twin.encode(state, seat), adapter.encode(state, seat))
 
 
 def test_no_advice_leaves_the_view_alone() -> None:
