@@ -10,9 +10,9 @@ Why: a network that imitates the heuristic from the raw observation alone agrees
 about 70% of Lunatix Loop's decisions, and a race is lost on the few speed decisions it gets
 wrong (docs/training.md). With the advice as an input the network can start from the
 advisor's play exactly and learn where to leave it (``agents.torch_layers.AdvisedPolicy``
-gives the advice a direct path to the logits). The advisor is a bot spec; only bots that
-open no file may advise (``heuristic``, ``mcts:...``): a ``policy.json`` never makes a
-consumer open another file.
+gives the advice a direct path to the logits). The advisor is a bot spec; only the heuristic may
+advise: it opens no file (a ``policy.json`` never makes a consumer open another file) and
+costs a bounded time (a search would let a policy file set the time of every decision).
 
 ``AdvisedAdapter`` wraps a game's env adapter (the encoding grows, everything else is the
 game's); :func:`advise` puts one into a single-agent view.
@@ -24,18 +24,26 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.spaces import Box, Discrete
 
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop.errors import ConfigError
 from tabletop.protocol import State
 
-__all__ = ["ADVISOR_KINDS", "AdvisedAdapter", "advise", "check_advice"]
+__all__ = ["ADVISOR_KINDS", "AdvisedAdapter", "advise", "advisor_seed", "check_advice"]
 
-#: the bot kinds that may advise (no file behind them)
-ADVISOR_KINDS = ("heuristic", "mcts")
+#: the bot kinds that may advise (no file behind them, a bounded time a decision)
+ADVISOR_KINDS = ("heuristic",)
 
 
-def check_advice(spec: str, where: str = "advice") -> str:
+def advisor_seed(seed: int | None) -> int | None:
+    """The advisor's seed derived from a bot's or env's ``seed`` (a stream of its own)."""
+    if seed is None:
+        return None
+    return int(np.random.SeedSequence([seed, 0xAD]).generate_state(1)[0])
+
+
+def check_advice(spec: object, where: str = "advice") -> str:
     """``spec`` if it is ``""`` (no advice) or a valid advisor spec, else a ConfigError
     naming the problem."""
     if not isinstance(spec, str):
@@ -59,9 +67,18 @@ class AdvisedAdapter:
         check_advice(spec)
         if not spec:
             raise ConfigError("AdvisedAdapter needs an advisor spec")
+        obs = inner.observation_space()["observation"]
+        if not (isinstance(obs, Box) and len(obs.shape) == 1) or not isinstance(
+            inner.action_space(), Discrete
+        ):
+            raise ConfigError(
+                "advice needs a flat vector observation and one Discrete action space "
+                f"(here {obs} and {inner.action_space()}): Lazer Ryderz with "
+                "obs_mode=vector and action_mode=discrete"
+            )
         self.inner = inner
         self.spec = spec
-        self.advisor = make_bot(spec, game, seed=seed)
+        self.advisor = make_bot(spec, game, seed=advisor_seed(seed))
 
     def __getattr__(self, name: str) -> Any:
         # only for attributes of its own that are missing: the wrapped adapter's; never
@@ -85,6 +102,11 @@ class AdvisedAdapter:
         parts = dict(inner.spaces)
         parts["observation"] = spaces.Box(-1.0, 1.0, (self.observation_size(),), np.float32)
         return spaces.Dict(parts)
+
+    def new_game(self, seed: int | None) -> None:
+        """Reseed the advisor for a new game (the view calls this at every reset, the policy
+        bot at its own)."""
+        self.advisor.reset(advisor_seed(seed))
 
     def advice(self, state: State, seat: int) -> np.ndarray:
         """The one-hot of the env action the advisor plays for ``seat`` (zeros when it has

@@ -32,7 +32,7 @@ field             meaning
 ``model``         the torch model file beside it (``model.zip``), or ``""`` if none ships
 ``onnx``          the ONNX policy beside it (``policy.onnx``, docs/policies.md), or ``""``
 ``advice``        the advisor's bot spec whose move ends the observation (:mod:`agents.advice`:
-                  ``heuristic`` or ``mcts:...``), or ``""`` (none)
+                  ``heuristic``), or ``""`` (none)
 ================  ==========================================================================
 """
 
@@ -129,6 +129,8 @@ class PolicyMeta:
             if not ok:
                 raise ConfigError(f"{source}: {message}")
         check_advice(meta.advice, f"{source}: advice")
+        if meta.advice and meta.format < 3:
+            raise ConfigError(f"{source}: advice needs format 3, the file says {meta.format}")
         entry = registry.get(meta.game)
         if (meta.env_id, meta.env_name) != (entry.env_id, entry.env_name):
             raise ConfigError(
@@ -189,6 +191,13 @@ class PolicyBot:
                 "policy.json: its rules do not rebuild from its env options "
                 f"({self.entry.name}, {meta.num_players} players)"
             )
+        expected = self.adapter.observation_size()
+        takes = _input_size(model)
+        if takes is not None and takes != expected:
+            raise ConfigError(
+                f"the policy takes {takes} inputs, its env gives {expected} "
+                f"(advice {meta.advice or 'none'}: policy.json's advice must be the training's)"
+            )
         self.model = model
         self.greedy = meta.mode == "greedy"
         self.rng = np.random.default_rng(seed)
@@ -212,7 +221,7 @@ class PolicyBot:
         """Reseed the sampling generator (greedy play draws nothing) and the advisor."""
         self.rng = np.random.default_rng(seed)
         if isinstance(self.adapter, AdvisedAdapter):
-            self.adapter.advisor.reset(seed)
+            self.adapter.new_game(seed)
 
     def check(self, state: State) -> None:
         """InvalidStateError unless ``state`` is of the policy's game, players and rules."""
@@ -249,6 +258,14 @@ class PolicyBot:
             p = np.exp(logits - logits.max())
             index = legal[int(self.rng.choice(len(legal), p=p / p.sum()))]
         return self.adapter.to_engine(state, seat, index, legal)
+
+
+def _input_size(model: Any) -> int | None:
+    """The observation length a policy takes (None where the file does not say)."""
+    if isinstance(model, OnnxPolicy):
+        return model.obs_size
+    shape = getattr(model.observation_space, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 1 else None
 
 
 def _logits_fn(model: Any) -> Any:

@@ -7,8 +7,8 @@ compared with separate first layers for pi and vf. Models trained with it save a
 with ``MaskablePPO.load`` as long as this module is importable (the class is stored by name).
 
 ``AdvisedPolicy`` (with ``AdvisedTrunk`` and ``AdvisedMlpExtractor``) is the policy over an
-observation that ends with a bot's advice (:mod:`agents.advice`): the advice skips the hidden
-layers and reaches the action head directly.
+observation that ends with a bot's advice (:mod:`agents.advice`): the advice reaches the
+action head directly, beside the hidden layers (which read it too).
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     and starts with ``advice_gain`` on the advised action's logit (``advice_gain`` 2: about
     seven times the weight of any other legal action before any training)."""
 
-    def __init__(self, *args: Any, advice: int = 0, advice_gain: float = 2.0, **kwargs: Any):
+    def __init__(
+        self, *args: Any, advice: int = 0, advice_gain: float = 2.0, **kwargs: Any
+    ) -> None:
         self.advice = advice
         self.advice_gain = advice_gain
         super().__init__(*args, **kwargs)

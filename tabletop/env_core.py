@@ -231,6 +231,12 @@ class GameAdapter(abc.ABC):
             f"{i} ({names(state, seat, i)})" for i in legal
         )
 
+    def new_game(self, seed: int) -> None:
+        """Called by the single-agent view at every reset with the new game's seed: a hook
+        for adapters that keep state of their own between games (``agents.advice`` reseeds
+        its advisor, so a game's observations do not depend on the games before it)."""
+        return  # the games' own adapters keep nothing between games
+
     def action_json(self, action: Any) -> Any:
         """A game action as recorded (``game.action_to_json``)."""
         return self.game.action_to_json(action)

@@ -109,6 +109,7 @@ class SingleAgentView(gymnasium.Env):
         """A new game; returns the learner's first observation."""
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**62))
+        self.adapter.new_game(game_seed)
         self._opp_rng = np.random.default_rng(int(self.np_random.integers(2**62)))
         n = self.adapter.num_players
         if self._seat_option == "random":

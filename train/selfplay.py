@@ -95,7 +95,7 @@ def make_league_env(
             ),
             cfg.advice,
             entry.name,
-            rank,
+            cfg.seed * 1000 + rank + 100 * part,
         )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
         env = LeagueResults(shaped(cfg, view), opponents)

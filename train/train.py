@@ -35,6 +35,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.advice import advise, check_advice
+from agents.fitted_value import load_model
 from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
 from agents.stats import wilson
 from agents.torch_layers import AdvisedPolicy, AdvisedTrunk, SharedTrunk
@@ -42,7 +43,7 @@ from tabletop import registry
 from tabletop.config import load_config
 from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
-from tabletop.errors import ConfigError
+from tabletop.errors import ConfigError, InvalidStateError
 from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
@@ -119,8 +120,23 @@ class TrainConfig:
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
         check_advice(self.advice, "advice")
-        if not self.value_shaping >= 0.0:
-            raise ConfigError(f"value_shaping must be >= 0, got {self.value_shaping}")
+        w = self.value_shaping
+        if (
+            isinstance(w, bool)
+            or not isinstance(w, int | float)
+            or not (math.isfinite(w) and w >= 0)
+        ):
+            raise ConfigError(
+                f"value_shaping must be a finite number >= 0, got {self.value_shaping}"
+            )
+        if self.value_shaping > 0.0:
+            try:
+                load_model(self.game, self.num_players)
+            except (ConfigError, InvalidStateError, OSError) as exc:
+                raise ConfigError(
+                    f"value_shaping: no fitted value for {self.game} with "
+                    f"{self.num_players} players ({exc}); python -m agents.fitted_value fits one"
+                ) from None
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
             raise ConfigError(
@@ -178,7 +194,7 @@ def make_env(cfg: TrainConfig, rank: int, monitor_dir: Path | None):
         )
         env = make_view(
             cfg,
-            rank,
+            cfg.seed * 1000 + rank,
             num_players=cfg.num_players,
             learner_seat=seat,
             shaping=dict(cfg.shaping),

@@ -10,7 +10,8 @@ action is played, so the data shows what the env executes. With ``dagger_rounds`
 state it reaches, and the policy is fitted again on all the data, so it learns to recover from
 its own mistakes rather than only to follow states the teacher reaches. The policy is fitted by
 cross-entropy on the teacher's indices (masked, as PPO's policy is) and the value head on
-the discounted shaped returns of the teacher's games (PPO's ``gamma``), so that PPO's first
+the discounted shaped returns of the teacher's games (PPO's ``gamma``; the env's shaping and
+the config's ``value_shaping``, as PPO's rewards), so that PPO's first
 updates start from a critic that knows the teacher's play instead of one that would tear the
 cloned policy down. A held-out tenth of the games gives the agreement with the teacher.
 """
@@ -28,6 +29,7 @@ from agents.advice import advise
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop import registry
 from tabletop.errors import ConfigError
+from train.value_shaping import shaped
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def collect(
     for g in range(first, first + games):
         spec = ws.opponents[g % len(ws.opponents)]
         opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s) for s in range(n - 1)]
-        env = advise(
+        view = advise(
             entry.single_agent_env(
                 num_players=n,
                 learner_seat=g % n,
@@ -113,16 +115,17 @@ def collect(
             entry.name,
             ws.seed + g,
         )
+        env = shaped(cfg, view)  # the rewards PPO will see: its value targets are these
         teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
         obs, _ = env.reset(seed=ws.seed + g)
         rewards = []
         done = False
         while not done:
-            state, seat = env.session.state, env.learner
-            legal = env.adapter.legal_ints(state, seat)
+            state, seat = view.session.state, view.learner
+            legal = view.adapter.legal_ints(state, seat)
             move = teacher.act(state, seat)
-            index = env.adapter.nearest_index(state, seat, move, legal)
-            if env.adapter.decode_action(state, seat, index) != move:
+            index = view.adapter.nearest_index(state, seat, move, legal)
+            if view.adapter.decode_action(state, seat, index) != move:
                 snapped += 1
             mask = env.action_masks()
             obs_l.append(obs)
