@@ -79,6 +79,8 @@ class AdvisedAdapter:
         self.inner = inner
         self.spec = spec
         self.advisor = make_bot(spec, game, seed=advisor_seed(seed))
+        #: seat -> the advisor's last engine move for it (before snapping to an env action)
+        self.last_move: dict[int, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
         # only for attributes of its own that are missing: the wrapped adapter's; never
@@ -115,6 +117,7 @@ class AdvisedAdapter:
         legal = self.inner.legal_ints(state, seat)
         if legal:
             move = self.advisor.act(state, seat)
+            self.last_move[seat] = move
             out[self.inner.nearest_index(state, seat, move, legal)] = 1.0
         return out
 

@@ -14,6 +14,10 @@ the discounted shaped returns of the teacher's games (PPO's ``gamma``; the env's
 the config's ``value_shaping``, as PPO's rewards), so that PPO's first
 updates start from a critic that knows the teacher's play instead of one that would tear the
 cloned policy down. A held-out tenth of the games gives the agreement with the teacher.
+
+With advice (``advice:`` naming the teacher's spec, :mod:`agents.advice`) the teacher *is*
+the advisor: each label is the move the observation's advice names, so labels and advice
+never disagree (a second heuristic would break ties its own way).
 """
 
 from __future__ import annotations
@@ -117,14 +121,21 @@ def collect(
         )
         env = shaped(cfg, view)  # the rewards PPO will see: its value targets are these
         teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
+        # the teacher is the advisor: its label is the advice the observation carries (a
+        # second heuristic would break ties otherwise, and the labels would contradict it)
+        advised = bool(cfg.advice) and cfg.advice == ws.teacher
         obs, _ = env.reset(seed=ws.seed + g)
         rewards = []
         done = False
         while not done:
             state, seat = view.session.state, view.learner
             legal = view.adapter.legal_ints(state, seat)
-            move = teacher.act(state, seat)
-            index = view.adapter.nearest_index(state, seat, move, legal)
+            if advised:
+                move = view.adapter.last_move[seat]
+                index = int(np.argmax(obs[-view.adapter.advice_size :]))
+            else:
+                move = teacher.act(state, seat)
+                index = view.adapter.nearest_index(state, seat, move, legal)
             if view.adapter.decode_action(state, seat, index) != move:
                 snapped += 1
             mask = env.action_masks()

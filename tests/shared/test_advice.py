@@ -208,6 +208,18 @@ def test_no_advice_leaves_the_view_alone() -> None:
     assert advise(view, "", "lunatix") is view and view.adapter is adapter
 
 
+def test_with_advice_the_warm_starts_labels_are_the_advice() -> None:
+    from train.warmstart import WarmStartConfig, collect
+
+    ws = WarmStartConfig(games=2, epochs=1, opponents=("random",))
+    cfg = replace(CONFIGS["lunatix"], env_options={"max_rounds": 6}, warm_start=ws)
+    demos = collect(cfg, ws)
+    n = demos.masks.shape[1]
+    assert len(demos.actions) > 20
+    assert np.array_equal(demos.actions, np.argmax(demos.obs[:, -n:], axis=1))
+    assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
+
+
 TINY = """\
 name: tiny_advised
 game: lunatix
