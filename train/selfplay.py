@@ -45,7 +45,6 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.advice import advise
 from agents.arena import ArenaConfig, GameResult, load_results, run, summarize
 from agents.evaluate import PROTOCOL, SEED, setting_folder
 from agents.evaluate import evaluate as protocol_evaluate
@@ -56,6 +55,7 @@ from tabletop import registry
 from train.export import Parity, export_checked, export_onnx
 from train.league import Clock, League, LeagueOpponents, LeagueResults
 from train.value_shaping import shaped
+from train.views import make_view
 from train.warmstart import warm_start
 
 #: seed of the evaluation games during training (the same games for every snapshot)
@@ -85,17 +85,14 @@ def make_league_env(
         opponents = LeagueOpponents(
             league, entry.name, cfg.num_players - 1, seed=cfg.seed * 1000 + rank, clock=clock
         )
-        view = advise(
-            entry.single_agent_env(
-                num_players=cfg.num_players,
-                learner_seat=seat,
-                shaping=dict(cfg.shaping),
-                opponent_sampler=opponents,
-                **cfg.env_options,
-            ),
-            cfg.advice,
-            entry.name,
+        view = make_view(
+            cfg,
             cfg.seed * 1000 + rank + 100 * part,
+            num_players=cfg.num_players,
+            learner_seat=seat,
+            shaping=dict(cfg.shaping),
+            opponent_sampler=opponents,
+            **cfg.env_options,
         )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
         env = LeagueResults(shaped(cfg, view), opponents)
@@ -461,17 +458,12 @@ def league_game_gif(cfg: Any, run_dir: Path, path: Path) -> str:
     from train.train import eval_options, record_gif
 
     entry = registry.get(cfg.game)
-    env = advise(
-        entry.single_agent_env(
-            num_players=cfg.num_players,
-            learner_seat=0,
-            opponents=[
-                make_bot("heuristic", entry.name, seed=s) for s in range(cfg.num_players - 1)
-            ],
-            **eval_options(cfg),
-        ),
-        cfg.advice,
-        entry.name,
+    env = make_view(
+        cfg,
+        num_players=cfg.num_players,
+        learner_seat=0,
+        opponents=[make_bot("heuristic", entry.name, seed=s) for s in range(cfg.num_players - 1)],
+        **eval_options(cfg),
     )
     policy = OnnxPolicy(run_dir / ONNX_FILE)
     rng = np.random.default_rng(0)

@@ -34,7 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from agents.advice import advise, check_advice
+from agents.advice import check_advice
 from agents.fitted_value import load_model
 from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
 from agents.stats import wilson
@@ -49,6 +49,7 @@ from train.export import Parity, export_checked
 from train.league import LeagueConfig
 from train.value_shaping import shaped
 from train.vec_env import GroupedVecEnv
+from train.views import make_view
 from train.warmstart import WarmStartConfig, warm_start
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,13 +149,6 @@ class TrainConfig:
 def game_spec(cfg: TrainConfig) -> registry.GameEntry:
     """The registry entry of the config's game."""
     return registry.get(cfg.game)
-
-
-def make_view(cfg: Any, advice_seed: int = 0, **options: Any) -> Any:
-    """The config's single-agent view with ``options``, observing through the config's
-    advisor (``cfg.advice``, :mod:`agents.advice`) where it has one."""
-    entry = registry.get(cfg.game)
-    return advise(entry.single_agent_env(**options), cfg.advice, entry.name, advice_seed)
 
 
 def make_eval_env(cfg: TrainConfig) -> Any:

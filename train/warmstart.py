@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.advice import advise
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop import registry
 from tabletop.errors import ConfigError
 from train.value_shaping import shaped
+from train.views import make_view
 
 
 @dataclass(frozen=True)
@@ -107,23 +107,20 @@ def collect(
     for g in range(first, first + games):
         spec = ws.opponents[g % len(ws.opponents)]
         opponents = [make_bot(spec, entry.name, seed=ws.seed + 1000 * g + s) for s in range(n - 1)]
-        view = advise(
-            entry.single_agent_env(
-                num_players=n,
-                learner_seat=g % n,
-                shaping=dict(cfg.shaping),
-                opponents=opponents,
-                **cfg.env_options,
-            ),
-            cfg.advice,
-            entry.name,
+        view = make_view(
+            cfg,
             ws.seed + g,
+            num_players=n,
+            learner_seat=g % n,
+            shaping=dict(cfg.shaping),
+            opponents=opponents,
+            **cfg.env_options,
         )
         env = shaped(cfg, view)  # the rewards PPO will see: its value targets are these
-        teacher = make_bot(ws.teacher, entry.name, seed=ws.seed + g)
         # the teacher is the advisor: its label is the advice the observation carries (a
         # second heuristic would break ties otherwise, and the labels would contradict it)
         advised = bool(cfg.advice) and cfg.advice == ws.teacher
+        teacher = None if advised else make_bot(ws.teacher, entry.name, seed=ws.seed + g)
         obs, _ = env.reset(seed=ws.seed + g)
         rewards = []
         done = False
@@ -134,6 +131,7 @@ def collect(
                 move = view.adapter.last_move[seat]
                 index = int(np.argmax(obs[-view.adapter.advice_size :]))
             else:
+                assert teacher is not None
                 move = teacher.act(state, seat)
                 index = view.adapter.nearest_index(state, seat, move, legal)
             if view.adapter.decode_action(state, seat, index) != move:
