@@ -11,7 +11,11 @@ for the arena as it is.
 
 **Drawing opponents.** At every episode each opponent seat draws a mixture entry with the
 configured weights (entries with nothing to draw from are left out and the rest
-renormalised), then a member of that entry:
+renormalised), then a member of that entry. With ``whole_table`` > 0 that share of the
+games draws one entry for all the opponent seats instead: a table of three heuristics, of
+three random players or of three snapshots, the tables the learner is measured against,
+which independent draws seldom make (three random players with weight 0.2: 0.8% of games).
+The entries:
 
 - ``latest``: uniform over the latest ``latest`` snapshots;
 - ``prioritized``: prioritised fictitious self-play (AlphaStar's PFSP, Vinyals et al. 2019)
@@ -70,6 +74,9 @@ class LeagueConfig:
     )
     #: exponent of the PFSP weight ``(1 - score) ** pfsp_power``
     pfsp_power: float = 2.0
+    #: share of games whose opponent seats all draw from one mixture entry (a whole table of
+    #: heuristics, of random players, of snapshots); the others draw an entry per seat
+    whole_table: float = 0.0
     #: how snapshots play: ``sampled`` (from their masked distribution) or ``greedy``
     snapshot_mode: str = "sampled"
     #: the bot spec of the ``mcts`` entry (required when its weight is positive)
@@ -94,6 +101,9 @@ class LeagueConfig:
             raise ConfigError("league: snapshot_every, latest and eval_games must be >= 1")
         if self.eval_every < 0 or self.pfsp_power < 0:
             raise ConfigError("league: eval_every and pfsp_power must be >= 0")
+        share = self.whole_table
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+            raise ConfigError(f"league.whole_table: a share in [0, 1], got {self.whole_table!r}")
         if self.snapshot_mode not in MODES or self.eval_mode not in MODES:
             raise ConfigError(f"league.snapshot_mode and eval_mode must be one of {MODES}")
         if self.mixture.get("mcts", 0) > 0:
@@ -204,20 +214,24 @@ class League:
         return ids, w / w.sum()
 
     def draw(self, rng: np.random.Generator, seats: int) -> list[str]:
-        """Member ids for ``seats`` opponent seats, each drawn independently."""
+        """Member ids for ``seats`` opponent seats: with probability ``whole_table`` one
+        mixture entry for all of them, otherwise an entry per seat; then a member of each
+        seat's entry."""
         names, p = self.entry_weights()
-        out = []
-        for _ in range(seats):
+        if self.cfg.whole_table > 0 and rng.random() < self.cfg.whole_table:
             entry = names[int(rng.choice(len(names), p=p))]
-            if entry == "latest":
-                pool = self.snapshots[-self.cfg.latest :]
-                out.append(pool[int(rng.integers(len(pool)))])
-            elif entry == "prioritized":
-                ids, w = self.pfsp_weights()
-                out.append(ids[int(rng.choice(len(ids), p=w))])
-            else:
-                out.append(self.cfg.bot_spec(entry))
-        return out
+            return [self._member(entry, rng) for _ in range(seats)]
+        return [self._member(names[int(rng.choice(len(names), p=p))], rng) for _ in range(seats)]
+
+    def _member(self, entry: str, rng: np.random.Generator) -> str:
+        """A member of one mixture entry."""
+        if entry == "latest":
+            pool = self.snapshots[-self.cfg.latest :]
+            return pool[int(rng.integers(len(pool)))]
+        if entry == "prioritized":
+            ids, w = self.pfsp_weights()
+            return ids[int(rng.choice(len(ids), p=w))]
+        return self.cfg.bot_spec(entry)
 
     def record(self, opponents: Sequence[str], score: float) -> None:
         """The learner scored ``score`` (1, 1/2 or 0) in a game against ``opponents``."""

@@ -66,6 +66,42 @@ def test_the_draw_follows_the_mixture(tmp_path: Path) -> None:
     assert league.draw(np.random.default_rng(5), 50) == league.draw(np.random.default_rng(5), 50)
 
 
+def test_whole_tables_draw_one_entry_for_every_opponent_seat(tmp_path: Path) -> None:
+    mixture = {"latest": 0.5, "heuristic": 0.3, "random": 0.2}
+    model = _model()
+
+    def tables(whole_table: float, n: int) -> list[list[str]]:
+        league = _league(tmp_path / str(whole_table), mixture=mixture, whole_table=whole_table)
+        for t in range(3):
+            league.add_snapshot(lambda path: export_onnx(model, path), timesteps=t)
+        rng = np.random.default_rng(3)
+        return [league.draw(rng, 3) for _ in range(n)]
+
+    def kind(member: str) -> str:
+        return "snapshot" if member.startswith("snap-") else member
+
+    # every table is one entry's: three snapshots (any of the latest), three heuristics or
+    # three random players, in the mixture's proportions
+    whole = tables(1.0, 3000)
+    assert all(len({kind(m) for m in t}) == 1 for t in whole)
+    assert any(len(set(t)) > 1 for t in whole if kind(t[0]) == "snapshot")
+    share = {
+        k: sum(kind(t[0]) == k for t in whole) / 3000 for k in ("snapshot", "heuristic", "random")
+    }
+    for k, want in (("snapshot", 0.5), ("heuristic", 0.3), ("random", 0.2)):
+        assert abs(share[k] - want) < 0.03, share
+    # half whole tables: all-random tables come 0.5 * 0.2 + 0.5 * 0.2 ** 3 of the time
+    half = tables(0.5, 4000)
+    all_random = sum(t == ["random"] * 3 for t in half) / 4000
+    assert abs(all_random - (0.5 * 0.2 + 0.5 * 0.2**3)) < 0.015
+    # seat by seat the mixture still holds
+    seats = [m for t in half for m in t]
+    assert abs(seats.count("heuristic") / len(seats) - 0.3) < 0.02
+    # no whole tables: seats draw independently, so a table of three random players is rare
+    apart = tables(0.0, 4000)
+    assert sum(t == ["random"] * 3 for t in apart) / 4000 < 0.02
+
+
 def test_prioritized_draws_prefer_the_opponents_the_learner_loses_to(tmp_path: Path) -> None:
     league = _league(tmp_path, mixture={"prioritized": 1.0, "heuristic": 0.0, "random": 0.0})
     model = _model()
@@ -143,6 +179,10 @@ def test_opponents_are_built_per_member_and_recorded(tmp_path: Path) -> None:
         ({"snapshot_mode": "best"}, "snapshot_mode"),
         ({"mixture": {"mcts": 1.0}}, "league.mcts"),
         ({"mixture": {"mcts": 1.0}, "mcts": "heuristic"}, "league.mcts"),
+        ({"whole_table": 1.5}, "whole_table"),
+        ({"whole_table": -0.1}, "whole_table"),
+        ({"whole_table": True}, "whole_table"),
+        ({"whole_table": "half"}, "whole_table"),
     ],
 )
 def test_league_configs_are_validated(kw: dict, message: str) -> None:
