@@ -22,7 +22,10 @@ never disagree (a second heuristic would break ties its own way).
 
 from __future__ import annotations
 
+import functools
+import multiprocessing as mp
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +59,9 @@ class WarmStartConfig:
     dagger_rounds: int = 0
     dagger_games: int = 100
     seed: int = 12_345
+    #: worker processes that play the teacher's games (each game is seeded alone, so the
+    #: demonstrations do not depend on it; DAgger's games stay in the training process)
+    processes: int = 1
 
     def __post_init__(self) -> None:
         for spec in (self.teacher, *self.opponents):
@@ -71,6 +77,10 @@ class WarmStartConfig:
             raise ConfigError("warm_start: learning_rate > 0, value_weight >= 0")
         if self.dagger_rounds < 0 or self.dagger_games < 1:
             raise ConfigError("warm_start: dagger_rounds >= 0, dagger_games >= 1")
+        if isinstance(self.processes, bool) or not isinstance(self.processes, int):
+            raise ConfigError(f"warm_start.processes: an integer >= 1, got {self.processes!r}")
+        if self.processes < 1:
+            raise ConfigError(f"warm_start.processes: an integer >= 1, got {self.processes}")
 
 
 @dataclass
@@ -164,6 +174,30 @@ def collect(
     )
 
 
+def _collect_chunk(cfg: Any, ws: WarmStartConfig, first: int, games: int) -> Demonstrations:
+    """One worker's share of :func:`collect_teacher_games`."""
+    return collect(cfg, ws, first=first, games=games)
+
+
+def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Demonstrations:
+    """The teacher's ``ws.games`` games of :func:`collect`, played in ``ws.processes`` worker
+    processes ``chunk`` games at a time; the same demonstrations, in the same order, as one
+    process collects (``seconds`` is the wall time)."""
+    if ws.processes <= 1:
+        return collect(cfg, ws)
+    t0 = time.perf_counter()
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    starts = range(0, ws.games, chunk)
+    with ProcessPoolExecutor(max_workers=ws.processes, mp_context=ctx) as pool:
+        futures = [
+            pool.submit(_collect_chunk, cfg, ws, a, min(chunk, ws.games - a)) for a in starts
+        ]
+        parts = [f.result() for f in futures]
+    demos = functools.reduce(merge, parts)
+    demos.seconds = time.perf_counter() - t0
+    return demos
+
+
 def greedy_index(model: Any, obs: np.ndarray, mask: np.ndarray) -> int:
     """The model's most likely legal action for one observation."""
     with torch.no_grad():
@@ -247,7 +281,7 @@ def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
     cloned policy's wins in the games it played, the agreement after the refit)."""
     ws = cfg.warm_start
     t0 = time.perf_counter()
-    demos = collect(cfg, ws)
+    demos = collect_teacher_games(cfg, ws)
     figures = clone(model, demos, ws)
     rounds = []
     for r in range(ws.dagger_rounds):

@@ -15,6 +15,7 @@ from sb3_contrib import MaskablePPO
 from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import ONNX_FILE, PolicyBot
 from tabletop import registry
+from tabletop.config import load_config
 from tabletop.errors import ConfigError
 from train.export import export_onnx, sample_observations
 from train.league import League, LeagueConfig, LeagueOpponents
@@ -188,6 +189,16 @@ def test_opponents_are_built_per_member_and_recorded(tmp_path: Path) -> None:
 def test_league_configs_are_validated(kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         LeagueConfig(**kw)
+
+
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).parents[2] / "configs" / "train").glob("*.yaml")), ids=str
+)
+def test_the_shipped_train_configs_load(path: Path) -> None:
+    cfg = load_config(TrainConfig, path)
+    # a config's runs go to runs/<its file name>/, and it names a registered game
+    assert cfg.name == path.stem and cfg.total_timesteps > 0
+    assert cfg.game in registry.names()
 
 
 def test_a_league_steps_its_envs_in_one_process() -> None:

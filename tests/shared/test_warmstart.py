@@ -5,6 +5,8 @@ agreement with the teacher on held-out games."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
@@ -87,11 +89,27 @@ def test_cloning_raises_the_agreement_with_the_teacher() -> None:
         ({"opponents": ()}, "at least one"),
         ({"games": 1}, "games >= 2"),
         ({"learning_rate": 0.0}, "learning_rate"),
+        ({"processes": 0}, "processes"),
+        ({"processes": True}, "processes"),
+        ({"processes": 1.5}, "processes"),
     ],
 )
 def test_warm_start_configs_are_validated(kw: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         WarmStartConfig(**kw)
+
+
+def test_teacher_games_in_worker_processes_are_the_games_of_one_process() -> None:
+    from train.warmstart import collect_teacher_games
+
+    cfg = TrainConfig(name="w", game="lunatix", num_players=4, advice="heuristic")
+    ws = WarmStartConfig(games=7, opponents=("random", "heuristic"))
+    one = collect(cfg, ws)
+    two = collect_teacher_games(cfg, replace(ws, processes=2), chunk=3)
+    for field_name in ("obs", "masks", "actions", "returns", "game"):
+        assert np.array_equal(getattr(one, field_name), getattr(two, field_name)), field_name
+    assert (one.wins, one.games, one.snapped) == (two.wins, two.games, two.snapped)
+    assert list(np.unique(two.game)) == list(range(7))
 
 
 def test_dagger_rounds_add_the_states_the_cloned_policy_reaches() -> None:
