@@ -48,7 +48,7 @@ from tabletop.records import GameRecord, iter_replay
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
 from train.value_shaping import shaped
-from train.vec_env import GroupedVecEnv
+from train.vec_env import GroupedVecEnv, worker_start_method
 from train.views import make_view
 from train.warmstart import WarmStartConfig, warm_start
 
@@ -332,7 +332,7 @@ def evaluate_parallel(
         for mode in modes
         for a in range(0, games, chunk)
     ]
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    ctx = mp.get_context(worker_start_method())
     with ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
         futures = [
             pool.submit(

@@ -31,6 +31,12 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 __all__ = ["GroupedVecEnv"]
 
 
+def worker_start_method() -> str:
+    """How worker processes start: forkserver where the platform has it (a clean, fast
+    start without fork's copied threads), else spawn."""
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
 class _RemoteError(RuntimeError):
     """An exception raised in a worker process (its traceback as the message)."""
 
@@ -114,7 +120,7 @@ class GroupedVecEnv(VecEnv):
         self._slices = [slice(bounds[k], bounds[k + 1]) for k in range(processes)]
         self.step_methods = tuple(step_methods)
         if start_method is None:
-            start_method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+            start_method = worker_start_method()
         ctx = mp.get_context(start_method)
         self.remotes: list[Any] = []
         self.processes: list[Any] = []

@@ -1,6 +1,7 @@
-"""The training env of a config: the game's single-agent view, observing through the config's
-advisor (:mod:`agents.advice`) and rewarded with its value shaping (:mod:`train.value_shaping`).
-One place builds it for training, the warm start, the league and the evaluation."""
+"""The training view of a config: the game's single-agent view, observing through the
+config's advisor (:mod:`agents.advice`); the value shaping (:mod:`train.value_shaping`) wraps
+it where rewards matter. One place builds it for training, the warm start, the league and
+the evaluation."""
 
 from __future__ import annotations
 

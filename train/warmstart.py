@@ -36,6 +36,7 @@ from agents.specs import BotSpecError, make_bot, parse
 from tabletop import registry
 from tabletop.errors import ConfigError
 from train.value_shaping import shaped
+from train.vec_env import worker_start_method
 from train.views import make_view
 
 
@@ -77,10 +78,9 @@ class WarmStartConfig:
             raise ConfigError("warm_start: learning_rate > 0, value_weight >= 0")
         if self.dagger_rounds < 0 or self.dagger_games < 1:
             raise ConfigError("warm_start: dagger_rounds >= 0, dagger_games >= 1")
-        if isinstance(self.processes, bool) or not isinstance(self.processes, int):
-            raise ConfigError(f"warm_start.processes: an integer >= 1, got {self.processes!r}")
-        if self.processes < 1:
-            raise ConfigError(f"warm_start.processes: an integer >= 1, got {self.processes}")
+        p = self.processes
+        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+            raise ConfigError(f"warm_start.processes: an integer >= 1, got {p!r}")
 
 
 @dataclass
@@ -186,7 +186,7 @@ def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Dem
     if ws.processes <= 1:
         return collect(cfg, ws)
     t0 = time.perf_counter()
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    ctx = mp.get_context(worker_start_method())
     starts = range(0, ws.games, chunk)
     with ProcessPoolExecutor(max_workers=ws.processes, mp_context=ctx) as pool:
         futures = [
