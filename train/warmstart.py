@@ -174,11 +174,6 @@ def collect(
     )
 
 
-def _collect_chunk(cfg: Any, ws: WarmStartConfig, first: int, games: int) -> Demonstrations:
-    """One worker's share of :func:`collect_teacher_games`."""
-    return collect(cfg, ws, first=first, games=games)
-
-
 def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Demonstrations:
     """The teacher's ``ws.games`` games of :func:`collect`, played in ``ws.processes`` worker
     processes ``chunk`` games at a time; the same demonstrations, in the same order, as one
@@ -190,7 +185,7 @@ def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Dem
     starts = range(0, ws.games, chunk)
     with ProcessPoolExecutor(max_workers=ws.processes, mp_context=ctx) as pool:
         futures = [
-            pool.submit(_collect_chunk, cfg, ws, a, min(chunk, ws.games - a)) for a in starts
+            pool.submit(collect, cfg, ws, first=a, games=min(chunk, ws.games - a)) for a in starts
         ]
         parts = [f.result() for f in futures]
     demos = functools.reduce(merge, parts)
