@@ -21,7 +21,13 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
 
-__all__ = ["AdvisedMlpExtractor", "AdvisedPolicy", "AdvisedTrunk", "SharedTrunk"]
+__all__ = [
+    "AdvisedMlpExtractor",
+    "AdvisedPolicy",
+    "AdvisedTrunk",
+    "SharedTrunk",
+    "advice_kl",
+]
 
 
 class SharedTrunk(BaseFeaturesExtractor):
@@ -89,13 +95,25 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy over an advised observation (:mod:`agents.advice`): the features
     are :class:`AdvisedTrunk`'s, the action head reads the advice beside the hidden layers,
     and starts with ``advice_gain`` on the advised action's logit (``advice_gain`` 2: about
-    seven times the weight of any other legal action before any training)."""
+    seven times the weight of any other legal action before any training).
+
+    ``advice_pull`` > 0 keeps PPO near the advice: the entropy that :meth:`evaluate_actions`
+    returns is net of ``advice_pull`` times the cross-entropy of the policy with the advised
+    action (the KL divergence from the advice's one-hot to the policy), so that PPO's loss,
+    which adds ``-ent_coef * entropy``, gains ``ent_coef * advice_pull * KL``: the pull is in
+    units of the entropy bonus."""
 
     def __init__(
-        self, *args: Any, advice: int = 0, advice_gain: float = 2.0, **kwargs: Any
+        self,
+        *args: Any,
+        advice: int = 0,
+        advice_gain: float = 2.0,
+        advice_pull: float = 0.0,
+        **kwargs: Any,
     ) -> None:
         self.advice = advice
         self.advice_gain = advice_gain
+        self.advice_pull = advice_pull
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -111,5 +129,35 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(advice=self.advice, advice_gain=self.advice_gain)
+        data.update(advice=self.advice, advice_gain=self.advice_gain, advice_pull=self.advice_pull)
         return data
+
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Values, log-probabilities of ``actions`` and the entropy of the masked policy (as
+        SB3's), the entropy less ``advice_pull`` times :func:`advice_kl` where the pull is on."""
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        entropy = distribution.entropy()
+        if self.advice_pull and entropy is not None:
+            log_probs = distribution.distribution.logits
+            entropy = entropy - self.advice_pull * advice_kl(log_probs, obs[:, -self.advice :])
+        return self.value_net(latent_vf), distribution.log_prob(actions), entropy
+
+
+#: a masked action's log-probability in sb3-contrib's MaskableCategorical is -1e8
+_MASKED = -1e6
+
+
+def advice_kl(log_probs: torch.Tensor, advice: torch.Tensor) -> torch.Tensor:
+    """``KL(one-hot advice || policy) = -log pi(advised action)`` per row, from the policy's
+    normalised log-probabilities; 0 where there is no advice (an all-zero block) or the
+    advised action is masked."""
+    index = advice.argmax(dim=1, keepdim=True)
+    log_p = log_probs.gather(1, index).squeeze(1)
+    advised = (advice.sum(dim=1) > 0) & (log_p > _MASKED)
+    return torch.where(advised, -log_p, torch.zeros_like(log_p))

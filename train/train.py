@@ -76,6 +76,9 @@ class PPOConfig:
     # > 0: a first layer of this width shared by pi and vf (agents.torch_layers.SharedTrunk),
     # net_arch then gives the separate layers after it; 0: separate pi and vf MLPs
     shared_trunk: int = 0
+    # > 0 (with advice): PPO's loss gains ent_coef * advice_pull * KL(advice || policy), a
+    # pull towards the advised move in units of the entropy bonus (AdvisedPolicy)
+    advice_pull: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,19 @@ class TrainConfig:
                     f"value_shaping: no fitted value for {self.game} with "
                     f"{self.num_players} players ({exc}); python -m agents.fitted_value fits one"
                 ) from None
+        pull = self.ppo.advice_pull
+        if (
+            isinstance(pull, bool)
+            or not isinstance(pull, int | float)
+            or not (math.isfinite(pull) and pull >= 0)
+        ):
+            raise ConfigError(f"ppo.advice_pull must be a finite number >= 0, got {pull}")
+        if pull > 0 and not (self.advice and self.ppo.ent_coef > 0):
+            raise ConfigError(
+                "ppo.advice_pull pulls towards the advice in units of the entropy bonus: it "
+                f"needs advice (got {self.advice!r}) and ppo.ent_coef > 0 "
+                f"(got {self.ppo.ent_coef})"
+            )
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
             raise ConfigError(
@@ -374,6 +390,7 @@ def policy_kwargs(p: PPOConfig, advice: int = 0) -> dict[str, Any]:
             "share_features_extractor": True,
             "net_arch": list(p.net_arch),
             "advice": advice,
+            "advice_pull": p.advice_pull,
         }
     if p.shared_trunk > 0:
         return {

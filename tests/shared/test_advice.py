@@ -1,25 +1,29 @@
 """Advice (agents.advice): the observation ends with the advisor's move as a one-hot over the
 env actions (zeros when the seat has nothing to decide); an untrained AdvisedPolicy plays the
 advisor's moves, from policy.onnx and from model.zip alike; only bots that open no file may
-advise; a tiny advised self-play run writes a policy that plays."""
+advise; a tiny advised self-play run writes a policy that plays; the advice pull (ppo.advice_pull)
+adds its KL term to the entropy PPO maximises and pulls the policy to the advice."""
 
 from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
+import torch
 from sb3_contrib import MaskablePPO
 
 from agents.advice import AdvisedAdapter, advise, advisor_seed, check_advice
 from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import POLICY_JSON, PolicyBot
 from agents.specs import make_bot
-from agents.torch_layers import AdvisedPolicy
+from agents.torch_layers import AdvisedPolicy, advice_kl
 from tabletop import registry
 from tabletop.errors import ConfigError
 from tabletop.protocol import play_chance, random_legal_actions
@@ -255,3 +259,125 @@ def test_a_tiny_advised_self_play_run_writes_a_policy_that_plays(tmp_path: Path)
     assert snapshot.meta.advice == "heuristic"
     bot = PolicyBot.load(run)
     assert bot.adapter.observation_size() == OnnxPolicy(run / "policy.onnx").obs_size
+
+
+def _advised_policy(view: Any, pull: float) -> AdvisedPolicy:
+    ppo = replace(CONFIGS["lunatix"].ppo, shared_trunk=16, net_arch=(16,), advice_pull=pull)
+    model = MaskablePPO(
+        AdvisedPolicy,
+        view,
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
+    )
+    return cast(AdvisedPolicy, model.policy)
+
+
+def _advised_positions(view: Any, count: int) -> tuple[torch.Tensor, np.ndarray]:
+    """``count`` observations and masks of the learner's decisions in random play."""
+    rng = np.random.default_rng(4)
+    obs, _ = view.reset(seed=9)
+    rows, masks = [], []
+    while len(rows) < count:
+        mask = view.action_masks()
+        rows.append(obs)
+        masks.append(mask)
+        obs, _, done, cut, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
+        if done or cut:
+            obs, _ = view.reset()
+    return torch.as_tensor(np.array(rows), dtype=torch.float32), np.array(masks)
+
+
+def test_advice_kl_is_minus_the_log_probability_of_the_advised_action() -> None:
+    log_probs = torch.log(torch.tensor([[0.5, 0.25, 0.25], [0.1, 0.9, 0.0], [0.2, 0.3, 0.5]]))
+    log_probs[1, 2] = -1e8  # masked, as MaskableCategorical writes it
+    advice = torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    kl = advice_kl(log_probs, advice)
+    assert torch.allclose(kl, torch.tensor([math.log(4.0), 0.0, 0.0]))
+
+
+def test_the_advice_pull_lowers_the_entropy_by_the_pull_times_the_kl() -> None:
+    view = make_view(CONFIGS["lunatix"], num_players=2)
+    plain, pulled = _advised_policy(view, 0.0), _advised_policy(view, 3.0)
+    pulled.load_state_dict(plain.state_dict())
+    obs, masks = _advised_positions(view, 64)
+    actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks])
+    with torch.no_grad():
+        v0, lp0, h0 = plain.evaluate_actions(obs, actions, action_masks=masks)
+        v1, lp1, h1 = pulled.evaluate_actions(obs, actions, action_masks=masks)
+        dist = plain.get_distribution(obs, action_masks=masks)
+        kl = advice_kl(dist.distribution.logits, obs[:, -view.action_space.n :])
+    assert h0 is not None and h1 is not None
+    assert torch.equal(v0, v1) and torch.equal(lp0, lp1)
+    assert kl.max() > 0.01  # the untrained policy is not sure of the advice
+    assert torch.allclose(h1, h0 - 3.0 * kl, atol=1e-6)
+
+
+@pytest.mark.parametrize("pull", [0.0, 50.0])
+def test_minimising_the_entropy_loss_with_the_pull_moves_the_policy_to_the_advice(
+    pull: float,
+) -> None:
+    view = make_view(CONFIGS["lunatix"], num_players=2)
+    policy = _advised_policy(view, pull)
+    obs, masks = _advised_positions(view, 128)
+    actions = torch.zeros(len(obs), dtype=torch.long)
+    n = int(view.action_space.n)
+
+    def mean_kl() -> float:
+        with torch.no_grad():
+            dist = policy.get_distribution(obs, action_masks=masks)
+            return float(advice_kl(dist.distribution.logits, obs[:, -n:]).mean())
+
+    before = mean_kl()
+    optimiser = torch.optim.SGD(policy.parameters(), lr=0.01)
+    for _ in range(20):  # PPO's entropy term alone: loss = -entropy
+        _, _, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+        assert entropy is not None
+        optimiser.zero_grad()
+        (-entropy.mean()).backward()
+        optimiser.step()
+    if pull:  # towards the advice
+        assert mean_kl() < 0.75 * before
+    else:  # the entropy bonus alone spreads the policy away from it
+        assert mean_kl() > before
+
+
+def test_a_saved_model_keeps_its_advice_pull(tmp_path: Path) -> None:
+    view = make_view(CONFIGS["lunatix"], num_players=2)
+    ppo = replace(CONFIGS["lunatix"].ppo, shared_trunk=16, net_arch=(16,), advice_pull=2.5)
+    model = MaskablePPO(
+        AdvisedPolicy,
+        view,
+        n_steps=64,
+        batch_size=64,
+        device="cpu",
+        policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
+    )
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert cast(AdvisedPolicy, loaded.policy).advice_pull == 2.5
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"advice_pull": -1.0}, "finite number >= 0"),
+        ({"advice_pull": float("nan")}, "finite number >= 0"),
+        ({"advice_pull": True}, "finite number >= 0"),
+        ({"advice_pull": "2"}, "finite number >= 0"),
+        ({"advice_pull": 1.0, "ent_coef": 0.0}, "ent_coef > 0"),
+    ],
+)
+def test_a_bad_advice_pull_is_refused(changes: dict[str, Any], message: str) -> None:
+    ppo = replace(CONFIGS["lunatix"].ppo, **changes)
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig(name="x", advice="heuristic", ppo=ppo)
+
+
+def test_the_advice_pull_needs_advice() -> None:
+    ppo = replace(CONFIGS["lunatix"].ppo, advice_pull=1.0)
+    with pytest.raises(ConfigError, match="needs advice"):
+        TrainConfig(name="x", ppo=ppo)
+    assert TrainConfig(name="x", advice="heuristic", ppo=ppo).ppo.advice_pull == 1.0
