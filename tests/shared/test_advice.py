@@ -114,14 +114,11 @@ def test_a_seat_with_nothing_to_decide_gets_no_advice() -> None:
     assert not adapter.advice(state, idle).any()
 
 
-@pytest.fixture(scope="module")
-def untrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A run folder with an untrained AdvisedPolicy (Lunatix Loop, 2 players), exported."""
-    cfg = replace(CONFIGS["lunatix"], eval_deterministic=True)
-    d = tmp_path_factory.mktemp("advised")
-    view = make_view(cfg, num_players=2)
-    ppo = replace(cfg.ppo, shared_trunk=16, net_arch=(16,))
-    model = MaskablePPO(
+def _advised_model(view: Any, pull: float = 0.0) -> MaskablePPO:
+    """An untrained MaskablePPO of a small AdvisedPolicy on ``view`` (``pull``: its
+    ``advice_pull``)."""
+    ppo = replace(CONFIGS["lunatix"].ppo, shared_trunk=16, net_arch=(16,), advice_pull=pull)
+    return MaskablePPO(
         AdvisedPolicy,
         view,
         n_steps=64,
@@ -130,6 +127,14 @@ def untrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
         device="cpu",
         policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
     )
+
+
+@pytest.fixture(scope="module")
+def untrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run folder with an untrained AdvisedPolicy (Lunatix Loop, 2 players), exported."""
+    cfg = replace(CONFIGS["lunatix"], eval_deterministic=True)
+    d = tmp_path_factory.mktemp("advised")
+    model = _advised_model(make_view(cfg, num_players=2))
     model.save(d / "model.zip")
     write_policy_json(d, policy_meta(cfg))
     export_run(d, observations=200)
@@ -262,17 +267,7 @@ def test_a_tiny_advised_self_play_run_writes_a_policy_that_plays(tmp_path: Path)
 
 
 def _advised_policy(view: Any, pull: float) -> AdvisedPolicy:
-    ppo = replace(CONFIGS["lunatix"].ppo, shared_trunk=16, net_arch=(16,), advice_pull=pull)
-    model = MaskablePPO(
-        AdvisedPolicy,
-        view,
-        n_steps=64,
-        batch_size=64,
-        seed=0,
-        device="cpu",
-        policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
-    )
-    return cast(AdvisedPolicy, model.policy)
+    return cast(AdvisedPolicy, _advised_model(view, pull).policy)
 
 
 def _advised_positions(view: Any, count: int) -> tuple[torch.Tensor, np.ndarray]:
@@ -345,16 +340,7 @@ def test_minimising_the_entropy_loss_with_the_pull_moves_the_policy_to_the_advic
 
 
 def test_a_saved_model_keeps_its_advice_pull(tmp_path: Path) -> None:
-    view = make_view(CONFIGS["lunatix"], num_players=2)
-    ppo = replace(CONFIGS["lunatix"].ppo, shared_trunk=16, net_arch=(16,), advice_pull=2.5)
-    model = MaskablePPO(
-        AdvisedPolicy,
-        view,
-        n_steps=64,
-        batch_size=64,
-        device="cpu",
-        policy_kwargs=policy_kwargs(ppo, advice=int(view.action_space.n)),
-    )
+    model = _advised_model(make_view(CONFIGS["lunatix"], num_players=2), 2.5)
     model.save(tmp_path / "model.zip")
     loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
     assert cast(AdvisedPolicy, loaded.policy).advice_pull == 2.5
