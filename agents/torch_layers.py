@@ -135,17 +135,20 @@ class AdvisedPolicy(MaskableActorCriticPolicy):
     def evaluate_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: Any = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """Values, log-probabilities of ``actions`` and the entropy of the masked policy (as
-        SB3's), the entropy less ``advice_pull`` times :func:`advice_kl` where the pull is on."""
-        features = self.extract_features(obs)
-        latent_pi, latent_vf = self.mlp_extractor(features)
+        """Values, log-probabilities of ``actions`` and the entropy of the masked policy, as
+        sb3-contrib's (which it calls when the pull is off); with the pull on, the entropy less
+        ``advice_pull`` times :func:`advice_kl`, from the same forward pass (the features
+        extractor is shared: ``policy_kwargs`` of :mod:`train.train`)."""
+        if not self.advice_pull:
+            return super().evaluate_actions(obs, actions, action_masks=action_masks)
+        latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
         distribution = self._get_action_dist_from_latent(latent_pi)
         if action_masks is not None:
             distribution.apply_masking(action_masks)
-        entropy = distribution.entropy()
-        if self.advice_pull and entropy is not None:
-            log_probs = distribution.distribution.logits
-            entropy = entropy - self.advice_pull * advice_kl(log_probs, obs[:, -self.advice :])
+        log_probs = distribution.distribution.logits
+        entropy = distribution.entropy() - self.advice_pull * advice_kl(
+            log_probs, obs[:, -self.advice :]
+        )
         return self.value_net(latent_vf), distribution.log_prob(actions), entropy
 
 
