@@ -182,6 +182,13 @@ class League:
         """Every member id: the fixed bots' specs, then the snapshots in order."""
         return [self.cfg.bot_spec(e) for e in self.bots] + list(self.snapshots)
 
+    def kind(self, member: str) -> str:
+        """A member's kind: ``snapshot`` for a snapshot, else its fixed-bot entry
+        (``random``, ``heuristic``, ``mcts``)."""
+        if member in self.taken_at:
+            return "snapshot"
+        return next((e for e in self.bots if self.cfg.bot_spec(e) == member), member)
+
     def session(self, sid: str) -> OnnxPolicy:
         """The snapshot's policy (one onnxruntime session per snapshot, shared by all envs:
         it holds no state, the caller passes the generator)."""
@@ -330,6 +337,8 @@ class LeagueOpponents:
         self.seed = seed
         self.clock = clock if clock is not None else Clock()
         self.current: list[str] = []
+        #: the kinds of ``current`` (:meth:`League.kind`)
+        self.kinds: list[str] = []
         self._bots: dict[str, Any] = {}
 
     def policy(self, member: str) -> Any:
@@ -347,12 +356,15 @@ class LeagueOpponents:
 
     def __call__(self, rng: np.random.Generator) -> list[Any]:
         self.current = self.league.draw(rng, self.seats)
+        self.kinds = [self.league.kind(m) for m in self.current]
         return [self.policy(m) for m in self.current]
 
 
 class LeagueResults(gymnasium.Wrapper):
     """Reports each finished game's learner score against the opponents drawn for it, and
-    puts them in ``info["opponents"]`` at the game's end."""
+    puts them in ``info["opponents"]`` at the game's end; every step's ``info`` carries the
+    game's opponent kinds in ``info["opponent_kinds"]`` (:meth:`League.kind`, what
+    :mod:`train.advice_imitation` selects positions by)."""
 
     def __init__(self, env: gymnasium.Env, opponents: LeagueOpponents) -> None:
         super().__init__(env)
@@ -360,12 +372,13 @@ class LeagueResults(gymnasium.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         obs, reward, term, trunc, info = self.env.step(action)
+        info = {**info, "opponent_kinds": self.opponents.kinds}
         if term or trunc:
             view = self.env.unwrapped
             winner = view.session.state.outcome().winner
             score = 0.5 if winner is None else float(winner == view.learner)
             self.opponents.league.record(self.opponents.current, score)
-            info = {**info, "opponents": list(self.opponents.current)}
+            info["opponents"] = list(self.opponents.current)
         return obs, reward, term, trunc, info
 
     def action_masks(self) -> np.ndarray:

@@ -52,6 +52,7 @@ from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import ONNX_FILE, write_policy_json
 from agents.ratings import rate
 from tabletop import registry
+from train.advice_imitation import AdviceImitation
 from train.export import Parity, export_checked, export_onnx
 from train.league import Clock, League, LeagueOpponents, LeagueResults
 from train.value_shaping import shaped
@@ -322,13 +323,16 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     done_before = model.num_timesteps
     start, cpu_start = time.perf_counter(), time.process_time()
     remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+    callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
+    if cfg.advice_imitation is not None:
+        callbacks.append(AdviceImitation(cfg.advice_imitation, seed=cfg.seed))
     if remaining:
         model.learn(
             total_timesteps=remaining,
             progress_bar=True,
             reset_num_timesteps=not resuming,
             tb_log_name="selfplay",
-            callback=CallbackList([cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]),
+            callback=CallbackList(callbacks),
         )
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start

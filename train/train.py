@@ -45,6 +45,7 @@ from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
 from tabletop.errors import ConfigError, InvalidStateError
 from tabletop.records import GameRecord, iter_replay
+from train.advice_imitation import AdviceImitationConfig
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
 from train.value_shaping import shaped
@@ -120,6 +121,9 @@ class TrainConfig:
     advice: str = ""
     # weight of potential-based shaping with the fitted value (train.value_shaping); 0: none
     value_shaping: float = 0.0
+    # after each PPO update, imitate the advice on the learner's positions at the chosen
+    # tables of the league (train.advice_imitation); None: none
+    advice_imitation: AdviceImitationConfig | None = None
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
@@ -153,6 +157,12 @@ class TrainConfig:
                 "ppo.advice_pull pulls towards the advice in units of the entropy bonus: it "
                 f"needs advice (got {self.advice!r}) and ppo.ent_coef > 0 "
                 f"(got {self.ppo.ent_coef})"
+            )
+        if self.advice_imitation is not None and not (self.advice and self.league is not None):
+            raise ConfigError(
+                "advice_imitation imitates the advice at tables of the league: it needs "
+                f"advice (got {self.advice!r}) and a league"
+                f"{'' if self.league is not None else ' (got none)'}"
             )
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process

@@ -1,0 +1,240 @@
+"""Imitating the advice at chosen tables (train.advice_imitation): the league tells each
+member's kind and every step's info carries the game's opponent kinds; the callback keeps
+only the positions played at the chosen tables and fitting them moves the greedy move to the
+advice; configs are validated; a tiny advised self-play run imitates its random tables."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+
+from agents.torch_layers import AdvisedPolicy, advice_kl
+from tabletop.errors import ConfigError
+from train import advice_imitation
+from train.advice_imitation import AdviceImitation, AdviceImitationConfig, at_tables
+from train.export import export_onnx
+from train.league import League, LeagueConfig, LeagueOpponents, LeagueResults
+from train.selfplay import make_league_env
+from train.train import TrainConfig, main, make_view, policy_kwargs, policy_meta
+
+ADVISED = TrainConfig(name="a", game="lunatix", num_players=2, advice="heuristic")
+MCTS = "mcts:sims=8"
+
+
+def _league(tmp_path: Path, mixture: dict[str, float], **kw: Any) -> League:
+    cfg = LeagueConfig(mixture=mixture, **kw)
+    return League(cfg, tmp_path / "league", policy_meta(ADVISED))
+
+
+def _model(view: Any, advice_gain: float = 2.0) -> MaskablePPO:
+    """An untrained small advised MaskablePPO on ``view`` (``advice_gain`` 0: the policy
+    starts blind to the advice)."""
+    ppo = replace(ADVISED.ppo, shared_trunk=16, net_arch=(16,))
+    kwargs = {**policy_kwargs(ppo, advice=int(view.action_space.n)), "advice_gain": advice_gain}
+    model = MaskablePPO(
+        AdvisedPolicy, view, n_steps=64, batch_size=64, seed=0, device="cpu", policy_kwargs=kwargs
+    )
+    model.set_logger(configure(None, []))
+    return model
+
+
+def test_the_league_tells_each_members_kind(tmp_path: Path) -> None:
+    league = _league(
+        tmp_path, {"latest": 0.4, "heuristic": 0.2, "random": 0.2, "mcts": 0.2}, mcts=MCTS
+    )
+    view = make_view(ADVISED, num_players=2)
+    model = _model(view)
+    league.add_snapshot(lambda path: export_onnx(model, path), timesteps=0)
+    kinds = {m: league.kind(m) for m in league.members()}
+    assert kinds == {
+        "random": "random",
+        "heuristic": "heuristic",
+        MCTS: "mcts",
+        "snap-0000": "snapshot",
+    }
+
+
+def test_every_step_carries_the_games_opponent_kinds(tmp_path: Path) -> None:
+    cfg = replace(
+        ADVISED, num_players=3, league=LeagueConfig(mixture={"heuristic": 1, "random": 1})
+    )
+    league = League(cfg.league, tmp_path / "league", policy_meta(cfg))
+    env = make_league_env(cfg, 0, league, None, 0, None)()
+    results = env.env
+    assert isinstance(results, LeagueResults)
+    opponents: LeagueOpponents = results.opponents
+    rng = np.random.default_rng(1)
+    env.reset(seed=5)
+    seen, games = set(), 0
+    while games < 6:
+        kinds = list(opponents.kinds)
+        assert kinds == [league.kind(m) for m in opponents.current] and len(kinds) == 2
+        mask = results.action_masks()
+        _, _, done, cut, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert info["opponent_kinds"] == kinds  # the game the action was played in
+        seen.add(tuple(kinds))
+        if done or cut:
+            assert info["opponents"] == opponents.current
+            games += 1
+            env.reset()
+    assert len(seen) > 1  # the draw changed the table between games
+
+
+def test_a_table_matches_when_every_opponent_is_of_a_chosen_kind() -> None:
+    assert at_tables(["random", "random", "random"], ("random",))
+    assert not at_tables(["random", "heuristic", "random"], ("random",))
+    assert at_tables(["random", "snapshot"], ("random", "snapshot"))
+    assert not at_tables([], ("random",))
+
+
+def _positions(view: Any, count: int) -> tuple[torch.Tensor, np.ndarray]:
+    """``count`` observations and masks of the learner's decisions in random play, with an
+    advised legal move and more than one legal move."""
+    rng = np.random.default_rng(4)
+    obs, _ = view.reset(seed=9)
+    rows, masks = [], []
+    n = int(view.action_space.n)
+    while len(rows) < count:
+        mask = view.action_masks()
+        if mask.sum() > 1 and obs[-n:].sum() > 0:
+            rows.append(obs)
+            masks.append(mask)
+        obs, _, done, cut, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
+        if done or cut:
+            obs, _ = view.reset()
+    return torch.as_tensor(np.array(rows), dtype=torch.float32), np.array(masks)
+
+
+def _step(
+    cb: AdviceImitation, obs: torch.Tensor, masks: np.ndarray, kinds: list[list[str]]
+) -> None:
+    """One vec-env step as MaskablePPO's rollout shows it to its callbacks."""
+    cb.locals = {
+        "obs_tensor": obs,
+        "action_masks": masks,
+        "infos": [{"opponent_kinds": k} for k in kinds],
+    }
+    cb.on_step()
+
+
+def test_only_positions_at_the_chosen_tables_are_kept() -> None:
+    view = make_view(ADVISED, num_players=2)
+    obs, masks = _positions(view, 4)
+    cb = AdviceImitation(AdviceImitationConfig(tables=("random", "snapshot")))
+    cb.init_callback(_model(view))
+    kinds = [["random", "random"], ["heuristic", "random"], ["snapshot", "random"], []]
+    _step(cb, obs, masks, kinds)
+    assert len(cb._obs) == 2
+    assert np.array_equal(cb._obs[0], obs[0].numpy()) and np.array_equal(cb._obs[1], obs[2].numpy())
+    assert np.array_equal(cb._masks[1], masks[2])
+
+
+def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
+    view = make_view(ADVISED, num_players=2)
+    obs, masks = _positions(view, 96)
+    model = _model(view, advice_gain=0.0)
+    policy = model.policy
+    n = int(view.action_space.n)
+
+    def agreement_and_kl() -> tuple[float, float]:
+        with torch.no_grad():
+            logits = policy.get_distribution(obs, action_masks=masks).distribution.logits
+        agree = (logits.argmax(dim=1) == obs[:, -n:].argmax(dim=1)).float().mean()
+        return float(agree), float(advice_kl(logits, obs[:, -n:]).mean())
+
+    agree0, kl0 = agreement_and_kl()
+    assert agree0 < 0.8  # blind to the advice, the untrained policy plays its own moves
+    cfg = AdviceImitationConfig(tables=("random",), epochs=30, batch_size=32, learning_rate=0.01)
+    cb = AdviceImitation(cfg)
+    cb.init_callback(model)
+    _step(cb, obs, masks, [["random"]] * len(obs))
+    cb.on_rollout_start()  # after PPO's update: the fit
+    agree1, kl1 = agreement_and_kl()
+    assert kl1 < 0.5 * kl0 and agree1 > 0.95
+    assert cb._obs == [] and cb.positions == len(obs)
+    # positions at other tables leave the policy alone
+    before = [p.detach().clone() for p in policy.parameters()]
+    _step(cb, obs, masks, [["heuristic"]] * len(obs))
+    cb.on_rollout_start()
+    assert all(torch.equal(a, b) for a, b in zip(before, policy.parameters(), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"tables": []}, "non-empty list"),
+        ({"tables": "random"}, "non-empty list"),
+        ({"tables": ["random", "self"]}, "unknown kinds"),
+        ({"weight": 0.0}, "weight must be a finite number > 0"),
+        ({"weight": float("nan")}, "weight must be a finite number > 0"),
+        ({"weight": True}, "weight must be a finite number > 0"),
+        ({"learning_rate": -1e-3}, "learning_rate must be"),
+        ({"epochs": 0}, "epochs must be an integer >= 1"),
+        ({"batch_size": 2.5}, "batch_size must be an integer >= 1"),
+        ({"batch_size": True}, "batch_size must be an integer >= 1"),
+    ],
+)
+def test_bad_imitation_configs_are_refused(kw: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        AdviceImitationConfig(**kw)
+
+
+def test_imitation_needs_advice_and_a_league() -> None:
+    imitation = AdviceImitationConfig()
+    with pytest.raises(ConfigError, match="needs advice"):
+        TrainConfig(name="x", league=LeagueConfig(), advice_imitation=imitation)
+    with pytest.raises(ConfigError, match="and a league"):
+        TrainConfig(name="x", advice="heuristic", advice_imitation=imitation)
+    cfg = TrainConfig(
+        name="x", advice="heuristic", league=LeagueConfig(), advice_imitation=imitation
+    )
+    assert cfg.advice_imitation is not None and cfg.advice_imitation.tables == ("random",)
+
+
+TINY = """\
+name: tiny_imitation
+game: lunatix
+num_players: 2
+total_timesteps: 768
+n_envs: 2
+advice: heuristic
+ppo: {n_steps: 128, batch_size: 128, n_epochs: 1, shared_trunk: 16, net_arch: [16]}
+eval_games: 2
+gif_frames: 6
+gif_size: 48
+league:
+  snapshot_every: 2
+  latest: 2
+  mixture: {latest: 0.5, random: 0.5}
+  eval_every: 0
+  eval_games: 2
+advice_imitation: {tables: [random], epochs: 1, batch_size: 64}
+"""
+
+
+def test_a_tiny_run_imitates_the_advice_at_its_random_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fits: list[dict[str, float]] = []
+    original = advice_imitation.AdviceImitation.fit
+
+    def recorded(self: AdviceImitation, obs: np.ndarray, masks: np.ndarray) -> dict[str, float]:
+        out = original(self, obs, masks)
+        fits.append(out)
+        return out
+
+    monkeypatch.setattr(advice_imitation.AdviceImitation, "fit", recorded)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
+    # 3 rollouts of 256 steps: the first two are fitted when the next starts
+    assert len(fits) == 2
+    assert all(0 < f["positions"] <= 256 and np.isfinite(f["loss"]) for f in fits)
+    assert (tmp_path / "runs" / "tiny_imitation" / "policy.onnx").is_file()
