@@ -44,11 +44,11 @@ class AdviceImitationConfig:
 
     #: the tables whose positions are imitated: every opponent seat one of these kinds
     tables: tuple[str, ...] = ("random",)
-    #: the cross-entropy's weight (the fit's loss is ``weight * mean(-log pi(advice))``)
-    weight: float = 1.0
     #: passes over a rollout's matching positions after each PPO update
     epochs: int = 2
     batch_size: int = 256
+    #: the step size of its Adam optimizer: with ``epochs``, the strength of the pull (the
+    #: loss has no weight, as Adam's steps do not scale with one)
     learning_rate: float = 3e-4
 
     def __post_init__(self) -> None:
@@ -63,14 +63,13 @@ class AdviceImitationConfig:
                 f"advice_imitation.tables: unknown kinds {unknown} (known: {TABLE_KINDS})"
             )
         object.__setattr__(self, "tables", tuple(tables))
-        for name in ("weight", "learning_rate"):
-            v = getattr(self, name)
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float))
-                or not (math.isfinite(v) and v > 0)
-            ):
-                raise ConfigError(f"advice_imitation.{name} must be a finite number > 0, got {v!r}")
+        lr = self.learning_rate
+        number = isinstance(lr, (int, float)) and not isinstance(lr, bool)
+        if not (number and math.isfinite(lr) and lr > 0):
+            raise ConfigError(
+                "advice_imitation.learning_rate must be a finite number > 0, got "
+                f"{self.learning_rate!r}"
+            )
         for name in ("epochs", "batch_size"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -140,7 +139,7 @@ class AdviceImitation(BaseCallback):
             order = self.rng.permutation(len(obs))
             for start in range(0, len(order), self.cfg.batch_size):
                 j = torch.as_tensor(order[start : start + self.cfg.batch_size])
-                loss = self.cfg.weight * imitation_loss(policy, x_all[j], m_all[j])
+                loss = imitation_loss(policy, x_all[j], m_all[j])
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), self.model.max_grad_norm)
