@@ -17,8 +17,12 @@ are the learner's own (DAgger's states, Ross et al. 2011) and nothing is played 
 table matches when every opponent seat holds a member of one of ``tables`` (``random``,
 ``heuristic``, ``mcts`` or ``snapshot``: any of the league's snapshots). The fit runs when
 the next rollout starts, after PPO's update, so each rollout is collected on-policy and
-PPO's ratios start at 1; the last rollout of a run is not imitated. Its own Adam optimizer
-keeps PPO's moment estimates apart.
+PPO's ratios start at 1; the last rollout of a run is not imitated. The fit steps with PPO's
+own Adam optimizer, whose moment estimates are PPO's gradients': a step then moves the policy
+as a term ``weight * cross-entropy`` in PPO's loss would, and fades as the policy agrees with
+the advice (an optimizer of its own would normalise the vanishing gradients of a policy that
+already agrees into full steps, and drive the advice's weight up everywhere: the first trial,
+docs/training.md).
 """
 
 from __future__ import annotations
@@ -47,9 +51,8 @@ class AdviceImitationConfig:
     #: passes over a rollout's matching positions after each PPO update
     epochs: int = 2
     batch_size: int = 256
-    #: the step size of its Adam optimizer: with ``epochs``, the strength of the pull (the
-    #: loss has no weight, as Adam's steps do not scale with one)
-    learning_rate: float = 3e-4
+    #: the cross-entropy's weight, relative to PPO's loss (the fit uses PPO's optimizer)
+    weight: float = 1.0
 
     def __post_init__(self) -> None:
         tables = self.tables
@@ -63,13 +66,10 @@ class AdviceImitationConfig:
                 f"advice_imitation.tables: unknown kinds {unknown} (known: {TABLE_KINDS})"
             )
         object.__setattr__(self, "tables", tuple(tables))
-        lr = self.learning_rate
-        number = isinstance(lr, (int, float)) and not isinstance(lr, bool)
-        if not (number and math.isfinite(lr) and lr > 0):
-            raise ConfigError(
-                "advice_imitation.learning_rate must be a finite number > 0, got "
-                f"{self.learning_rate!r}"
-            )
+        w = self.weight
+        number = isinstance(w, (int, float)) and not isinstance(w, bool)
+        if not (number and math.isfinite(w) and w > 0):
+            raise ConfigError(f"advice_imitation.weight must be a finite number > 0, got {w!r}")
         for name in ("epochs", "batch_size"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -105,7 +105,6 @@ class AdviceImitation(BaseCallback):
         self.rng = np.random.default_rng(seed)
         self._obs: list[np.ndarray] = []
         self._masks: list[np.ndarray] = []
-        self.optimizer: torch.optim.Optimizer | None = None
         #: positions imitated so far
         self.positions = 0
 
@@ -128,8 +127,7 @@ class AdviceImitation(BaseCallback):
         """``epochs`` passes of minibatch cross-entropy on these positions; the last pass's
         mean loss and the share of them whose greedy move is the advice, after the fit."""
         policy = self.model.policy
-        if self.optimizer is None:
-            self.optimizer = torch.optim.Adam(policy.parameters(), lr=self.cfg.learning_rate)
+        optimizer = policy.optimizer
         policy.set_training_mode(True)
         x_all = torch.as_tensor(obs, dtype=torch.float32)
         m_all = torch.as_tensor(masks, dtype=torch.bool)
@@ -139,11 +137,11 @@ class AdviceImitation(BaseCallback):
             order = self.rng.permutation(len(obs))
             for start in range(0, len(order), self.cfg.batch_size):
                 j = torch.as_tensor(order[start : start + self.cfg.batch_size])
-                loss = imitation_loss(policy, x_all[j], m_all[j])
-                self.optimizer.zero_grad()
+                loss = self.cfg.weight * imitation_loss(policy, x_all[j], m_all[j])
+                optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), self.model.max_grad_norm)
-                self.optimizer.step()
+                optimizer.step()
                 losses.append(float(loss.detach()))
         policy.set_training_mode(False)
         with torch.no_grad():

@@ -151,7 +151,9 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
 
     agree0, kl0 = agreement_and_kl()
     assert agree0 < 0.8  # blind to the advice, the untrained policy plays its own moves
-    cfg = AdviceImitationConfig(tables=("random",), epochs=30, batch_size=32, learning_rate=0.01)
+    for group in policy.optimizer.param_groups:  # PPO's optimizer takes the fit's steps
+        group["lr"] = 0.01
+    cfg = AdviceImitationConfig(tables=("random",), epochs=30, batch_size=32)
     cb = AdviceImitation(cfg)
     cb.init_callback(model)
     _step(cb, obs, masks, [["random"]] * len(obs))
@@ -172,10 +174,10 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
         ({"tables": []}, "non-empty list"),
         ({"tables": "random"}, "non-empty list"),
         ({"tables": ["random", "self"]}, "unknown kinds"),
-        ({"learning_rate": 0.0}, "learning_rate must be a finite number > 0"),
-        ({"learning_rate": float("nan")}, "learning_rate must be a finite number > 0"),
-        ({"learning_rate": True}, "learning_rate must be a finite number > 0"),
-        ({"learning_rate": "fast"}, "learning_rate must be a finite number > 0"),
+        ({"weight": 0.0}, "weight must be a finite number > 0"),
+        ({"weight": float("nan")}, "weight must be a finite number > 0"),
+        ({"weight": True}, "weight must be a finite number > 0"),
+        ({"weight": "strong"}, "weight must be a finite number > 0"),
         ({"epochs": 0}, "epochs must be an integer >= 1"),
         ({"batch_size": 2.5}, "batch_size must be an integer >= 1"),
         ({"batch_size": True}, "batch_size must be an integer >= 1"),
