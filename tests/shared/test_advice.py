@@ -17,6 +17,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 import torch
+from advised import TINY_ADVISED, advised_positions
 from sb3_contrib import MaskablePPO
 
 from agents.advice import AdvisedAdapter, advise, advisor_seed, check_advice
@@ -229,31 +230,9 @@ def test_with_advice_the_warm_starts_labels_are_the_advice() -> None:
     assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
 
 
-TINY = """\
-name: tiny_advised
-game: lunatix
-num_players: 2
-total_timesteps: 512
-n_envs: 2
-advice: heuristic
-ppo: {n_steps: 128, batch_size: 128, n_epochs: 1, shared_trunk: 16, net_arch: [16]}
-shaping: {progress: 0.5, damage: 0.02}
-eval_games: 2
-gif_frames: 6
-gif_size: 48
-warm_start: {games: 2, epochs: 1, opponents: [random]}
-league:
-  snapshot_every: 2
-  latest: 2
-  mixture: {latest: 0.5, heuristic: 0.5}
-  eval_every: 1
-  eval_games: 2
-"""
-
-
 def test_a_tiny_advised_self_play_run_writes_a_policy_that_plays(tmp_path: Path) -> None:
     config = tmp_path / "tiny.yaml"
-    config.write_text(TINY)
+    config.write_text(TINY_ADVISED)
     main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
     run = tmp_path / "runs" / "tiny_advised"
     meta = json.loads((run / POLICY_JSON).read_text())
@@ -270,21 +249,6 @@ def _advised_policy(view: Any, pull: float) -> AdvisedPolicy:
     return cast(AdvisedPolicy, _advised_model(view, pull).policy)
 
 
-def _advised_positions(view: Any, count: int) -> tuple[torch.Tensor, np.ndarray]:
-    """``count`` observations and masks of the learner's decisions in random play."""
-    rng = np.random.default_rng(4)
-    obs, _ = view.reset(seed=9)
-    rows, masks = [], []
-    while len(rows) < count:
-        mask = view.action_masks()
-        rows.append(obs)
-        masks.append(mask)
-        obs, _, done, cut, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
-        if done or cut:
-            obs, _ = view.reset()
-    return torch.as_tensor(np.array(rows), dtype=torch.float32), np.array(masks)
-
-
 def test_advice_kl_is_minus_the_log_probability_of_the_advised_action() -> None:
     log_probs = torch.log(torch.tensor([[0.5, 0.25, 0.25], [0.1, 0.9, 0.0], [0.2, 0.3, 0.5]]))
     log_probs[1, 2] = -1e8  # masked, as MaskableCategorical writes it
@@ -297,7 +261,7 @@ def test_the_advice_pull_lowers_the_entropy_by_the_pull_times_the_kl() -> None:
     view = make_view(CONFIGS["lunatix"], num_players=2)
     plain, pulled = _advised_policy(view, 0.0), _advised_policy(view, 3.0)
     pulled.load_state_dict(plain.state_dict())
-    obs, masks = _advised_positions(view, 64)
+    obs, masks = advised_positions(view, 64)
     actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks])
     with torch.no_grad():
         v0, lp0, h0 = plain.evaluate_actions(obs, actions, action_masks=masks)
@@ -316,7 +280,7 @@ def test_minimising_the_entropy_loss_with_the_pull_moves_the_policy_to_the_advic
 ) -> None:
     view = make_view(CONFIGS["lunatix"], num_players=2)
     policy = _advised_policy(view, pull)
-    obs, masks = _advised_positions(view, 128)
+    obs, masks = advised_positions(view, 128)
     actions = torch.zeros(len(obs), dtype=torch.long)
     n = int(view.action_space.n)
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from advised import TINY_ADVISED, advised_positions
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
@@ -94,24 +95,6 @@ def test_a_table_matches_when_every_opponent_is_of_a_chosen_kind() -> None:
     assert not at_tables([], ("random",))
 
 
-def _positions(view: Any, count: int) -> tuple[torch.Tensor, np.ndarray]:
-    """``count`` observations and masks of the learner's decisions in random play, with an
-    advised legal move and more than one legal move."""
-    rng = np.random.default_rng(4)
-    obs, _ = view.reset(seed=9)
-    rows, masks = [], []
-    n = int(view.action_space.n)
-    while len(rows) < count:
-        mask = view.action_masks()
-        if mask.sum() > 1 and obs[-n:].sum() > 0:
-            rows.append(obs)
-            masks.append(mask)
-        obs, _, done, cut, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
-        if done or cut:
-            obs, _ = view.reset()
-    return torch.as_tensor(np.array(rows), dtype=torch.float32), np.array(masks)
-
-
 def _step(
     cb: AdviceImitation, obs: torch.Tensor, masks: np.ndarray, kinds: list[list[str]]
 ) -> None:
@@ -126,7 +109,7 @@ def _step(
 
 def test_only_positions_at_the_chosen_tables_are_kept() -> None:
     view = make_view(ADVISED, num_players=2)
-    obs, masks = _positions(view, 4)
+    obs, masks = advised_positions(view, 4, advised_choices_only=True)
     cb = AdviceImitation(AdviceImitationConfig(tables=("random", "snapshot")))
     cb.init_callback(_model(view))
     kinds = [["random", "random"], ["heuristic", "random"], ["snapshot", "random"], []]
@@ -138,7 +121,7 @@ def test_only_positions_at_the_chosen_tables_are_kept() -> None:
 
 def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
     view = make_view(ADVISED, num_players=2)
-    obs, masks = _positions(view, 96)
+    obs, masks = advised_positions(view, 96, advised_choices_only=True)
     model = _model(view, advice_gain=0.0)
     policy = model.policy
     n = int(view.action_space.n)
@@ -200,25 +183,13 @@ def test_imitation_needs_advice_and_a_league() -> None:
     assert cfg.advice_imitation is not None and cfg.advice_imitation.tables == ("random",)
 
 
-TINY = """\
-name: tiny_imitation
-game: lunatix
-num_players: 2
-total_timesteps: 768
-n_envs: 2
-advice: heuristic
-ppo: {n_steps: 128, batch_size: 128, n_epochs: 1, shared_trunk: 16, net_arch: [16]}
-eval_games: 2
-gif_frames: 6
-gif_size: 48
-league:
-  snapshot_every: 2
-  latest: 2
-  mixture: {latest: 0.5, random: 0.5}
-  eval_every: 0
-  eval_games: 2
-advice_imitation: {tables: [random], epochs: 1, batch_size: 64}
-"""
+TINY = (
+    TINY_ADVISED.replace("tiny_advised", "tiny_imitation")
+    .replace("total_timesteps: 512", "total_timesteps: 768")
+    .replace("heuristic: 0.5}", "random: 0.5}")
+    .replace("eval_every: 1", "eval_every: 0")
+    + "advice_imitation: {tables: [random], epochs: 1, batch_size: 64}\n"
+)
 
 
 def test_a_tiny_run_imitates_the_advice_at_its_random_tables(
