@@ -53,6 +53,9 @@ class AdviceImitationConfig:
     batch_size: int = 256
     #: the cross-entropy's weight, relative to PPO's loss (the fit uses PPO's optimizer)
     weight: float = 1.0
+    #: fit only the positions where the policy gives the advised move a probability below
+    #: this (1: every position; 0.6: the greedy move is the advice wherever none is fitted)
+    below: float = 1.0
 
     def __post_init__(self) -> None:
         tables = self.tables
@@ -70,6 +73,9 @@ class AdviceImitationConfig:
         number = isinstance(w, (int, float)) and not isinstance(w, bool)
         if not (number and math.isfinite(w) and w > 0):
             raise ConfigError(f"advice_imitation.weight must be a finite number > 0, got {w!r}")
+        b = self.below
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 < b <= 1:
+            raise ConfigError(f"advice_imitation.below: a probability in (0, 1], got {b!r}")
         for name in ("epochs", "batch_size"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -81,16 +87,20 @@ def at_tables(kinds: list[str], tables: tuple[str, ...]) -> bool:
     return bool(kinds) and all(k in tables for k in kinds)
 
 
-def imitation_loss(policy: Any, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """Mean ``-log pi(advised action)`` of an advised policy
-    (:class:`agents.torch_layers.AdvisedPolicy`) over rows with an advised legal move (0
-    with none)."""
+def imitation_loss(
+    policy: Any, obs: torch.Tensor, masks: torch.Tensor, below: float = 1.0
+) -> torch.Tensor:
+    """``-log pi(advised action)`` of an advised policy
+    (:class:`agents.torch_layers.AdvisedPolicy`) summed over the rows whose advised move has
+    a probability below ``below``, divided by the rows with an advised legal move (0 with
+    none): with ``below`` < 1 a position the policy already plays as advised adds nothing."""
     dist = policy.get_distribution(obs, action_masks=masks.numpy())
     kl = advice_kl(dist.distribution.logits, obs[:, -policy.advice :])
     advised = obs[:, -policy.advice :].sum(dim=1) > 0
     if not bool(advised.any()):
         return kl.sum() * 0.0
-    return kl[advised].mean()
+    fitted = advised & (kl > -math.log(below)) if below < 1.0 else advised
+    return kl[fitted].sum() / advised.sum()
 
 
 class AdviceImitation(BaseCallback):
@@ -137,7 +147,7 @@ class AdviceImitation(BaseCallback):
             order = self.rng.permutation(len(obs))
             for start in range(0, len(order), self.cfg.batch_size):
                 j = torch.as_tensor(order[start : start + self.cfg.batch_size])
-                loss = self.cfg.weight * imitation_loss(policy, x_all[j], m_all[j])
+                loss = self.cfg.weight * imitation_loss(policy, x_all[j], m_all[j], self.cfg.below)
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), self.model.max_grad_norm)

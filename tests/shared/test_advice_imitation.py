@@ -19,7 +19,12 @@ from stable_baselines3.common.logger import configure
 from agents.torch_layers import AdvisedPolicy, advice_kl
 from tabletop.errors import ConfigError
 from train import advice_imitation
-from train.advice_imitation import AdviceImitation, AdviceImitationConfig, at_tables
+from train.advice_imitation import (
+    AdviceImitation,
+    AdviceImitationConfig,
+    at_tables,
+    imitation_loss,
+)
 from train.export import export_onnx
 from train.league import League, LeagueConfig, LeagueOpponents, LeagueResults
 from train.selfplay import make_league_env
@@ -151,6 +156,26 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
     assert all(torch.equal(a, b) for a, b in zip(before, policy.parameters(), strict=True))
 
 
+def test_below_fits_only_the_positions_not_yet_played_as_advised() -> None:
+    view = make_view(ADVISED, num_players=2)
+    obs, masks = advised_positions(view, 64, advised_choices_only=True)
+    policy = _model(view, advice_gain=2.0).policy
+    n = int(view.action_space.n)
+    m = torch.as_tensor(masks)
+    with torch.no_grad():
+        logits = policy.get_distribution(obs, action_masks=masks).distribution.logits
+        p = torch.exp(-advice_kl(logits, obs[:, -n:]))
+        every = imitation_loss(policy, obs, m)
+        half = imitation_loss(policy, obs, m, below=0.5)
+    below = p < 0.5
+    assert 0 < int(below.sum()) < len(p)  # some positions on each side
+    assert torch.isclose(every, -torch.log(p).mean())
+    assert torch.isclose(half, -torch.log(p[below]).sum() / len(p))
+    # the positions already played as advised give no gradient
+    loss = imitation_loss(policy, obs[~below], m[~below], below=0.5)
+    assert float(loss) == 0.0
+
+
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
@@ -161,6 +186,9 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
         ({"weight": float("nan")}, "weight must be a finite number > 0"),
         ({"weight": True}, "weight must be a finite number > 0"),
         ({"weight": "strong"}, "weight must be a finite number > 0"),
+        ({"below": 0.0}, "a probability in"),
+        ({"below": 1.5}, "a probability in"),
+        ({"below": True}, "a probability in"),
         ({"epochs": 0}, "epochs must be an integer >= 1"),
         ({"batch_size": 2.5}, "batch_size must be an integer >= 1"),
         ({"batch_size": True}, "batch_size must be an integer >= 1"),
