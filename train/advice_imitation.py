@@ -148,11 +148,14 @@ class AdviceImitation(BaseCallback):
             for start in range(0, len(order), self.cfg.batch_size):
                 j = torch.as_tensor(order[start : start + self.cfg.batch_size])
                 loss = self.cfg.weight * imitation_loss(policy, x_all[j], m_all[j], self.cfg.below)
+                losses.append(float(loss.detach()))
+                if losses[-1] == 0.0:
+                    # nothing to fit: no step (Adam's would still move along its momentum)
+                    continue
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), self.model.max_grad_norm)
                 optimizer.step()
-                losses.append(float(loss.detach()))
         policy.set_training_mode(False)
         with torch.no_grad():
             dist = policy.get_distribution(x_all, action_masks=masks)

@@ -159,7 +159,8 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
 def test_below_fits_only_the_positions_not_yet_played_as_advised() -> None:
     view = make_view(ADVISED, num_players=2)
     obs, masks = advised_positions(view, 64, advised_choices_only=True)
-    policy = _model(view, advice_gain=2.0).policy
+    policy_model = _model(view, advice_gain=2.0)
+    policy = policy_model.policy
     n = int(view.action_space.n)
     m = torch.as_tensor(masks)
     with torch.no_grad():
@@ -171,9 +172,20 @@ def test_below_fits_only_the_positions_not_yet_played_as_advised() -> None:
     assert 0 < int(below.sum()) < len(p)  # some positions on each side
     assert torch.isclose(every, -torch.log(p).mean())
     assert torch.isclose(half, -torch.log(p[below]).sum() / len(p))
-    # the positions already played as advised give no gradient
+    # the positions already played as advised give no gradient, and the fit takes no step
+    # on them, though PPO's optimizer has momentum from fitting the others
     loss = imitation_loss(policy, obs[~below], m[~below], below=0.5)
     assert float(loss) == 0.0
+    cb = AdviceImitation(AdviceImitationConfig(below=0.5, epochs=1, batch_size=1024))
+    cb.init_callback(policy_model)
+    cb.fit(obs[below].numpy(), masks[below.numpy()])
+    with torch.no_grad():
+        logits = policy.get_distribution(obs, action_masks=masks).distribution.logits
+        played = torch.exp(-advice_kl(logits, obs[:, -n:])) >= 0.5
+    assert played.any()
+    before = [q.detach().clone() for q in policy.parameters()]
+    cb.fit(obs[played].numpy(), masks[played.numpy()])
+    assert all(torch.equal(a, b) for a, b in zip(before, policy.parameters(), strict=True))
 
 
 @pytest.mark.parametrize(
