@@ -21,8 +21,9 @@ PPO's ratios start at 1; the last rollout of a run is not imitated. The fit step
 own Adam optimizer, whose moment estimates are PPO's gradients': a step then moves the policy
 as a term ``weight * cross-entropy`` in PPO's loss would, and fades as the policy agrees with
 the advice (an optimizer of its own would normalise the vanishing gradients of a policy that
-already agrees into full steps, and drive the advice's weight up everywhere: the first trial,
-docs/training.md).
+already agrees into full steps). With ``below`` < 1 only the positions whose advised move is
+less likely than that are fitted, so the fit corrects departures without making the policy
+ever surer of the advice; a minibatch with nothing to fit takes no step.
 """
 
 from __future__ import annotations
