@@ -124,12 +124,17 @@ def test_only_positions_at_the_chosen_tables_are_kept() -> None:
     assert np.array_equal(cb._masks[1], masks[2])
 
 
-def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
+def _setup(count: int, advice_gain: float) -> tuple[MaskablePPO, torch.Tensor, np.ndarray, int]:
+    """A small advised model (``advice_gain`` as given), ``count`` of its view's positions
+    with a choice and an advised move, their masks, and the number of actions."""
     view = make_view(ADVISED, num_players=2)
-    obs, masks = advised_positions(view, 96, advised_choices_only=True)
-    model = _model(view, advice_gain=0.0)
+    obs, masks = advised_positions(view, count, advised_choices_only=True)
+    return _model(view, advice_gain), obs, masks, int(view.action_space.n)
+
+
+def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
+    model, obs, masks, n = _setup(96, advice_gain=0.0)
     policy = model.policy
-    n = int(view.action_space.n)
 
     def agreement_and_kl() -> tuple[float, float]:
         with torch.no_grad():
@@ -157,11 +162,8 @@ def test_fitting_the_kept_positions_moves_the_policy_to_the_advice() -> None:
 
 
 def test_below_fits_only_the_positions_not_yet_played_as_advised() -> None:
-    view = make_view(ADVISED, num_players=2)
-    obs, masks = advised_positions(view, 64, advised_choices_only=True)
-    policy_model = _model(view, advice_gain=2.0)
+    policy_model, obs, masks, n = _setup(64, advice_gain=2.0)
     policy = policy_model.policy
-    n = int(view.action_space.n)
     m = torch.as_tensor(masks)
     with torch.no_grad():
         logits = policy.get_distribution(obs, action_masks=masks).distribution.logits
