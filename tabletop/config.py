@@ -27,6 +27,12 @@ T = TypeVar("T")
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def is_finite_number(value: object) -> bool:
+    """True for an int or float that is finite (a bool is not a number here: YAML's ``true``
+    must not pass for 1)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def shipped_configs(name: str = "") -> Path:
     """The folder of the shipped configs, ``configs/<name>`` of the repository: installed
     with the project as the package ``tabletop_configs``, so found in a checkout (editable

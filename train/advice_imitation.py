@@ -37,6 +37,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.torch_layers import advice_kl
+from tabletop.config import is_finite_number
 from tabletop.errors import ConfigError
 
 #: member kinds a table may be made of
@@ -70,12 +71,10 @@ class AdviceImitationConfig:
                 f"advice_imitation.tables: unknown kinds {unknown} (known: {TABLE_KINDS})"
             )
         object.__setattr__(self, "tables", tuple(tables))
-        w = self.weight
-        number = isinstance(w, (int, float)) and not isinstance(w, bool)
-        if not (number and math.isfinite(w) and w > 0):
+        w, b = self.weight, self.below
+        if not (is_finite_number(w) and w > 0):
             raise ConfigError(f"advice_imitation.weight must be a finite number > 0, got {w!r}")
-        b = self.below
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 < b <= 1:
+        if not (is_finite_number(b) and 0 < b <= 1):
             raise ConfigError(f"advice_imitation.below: a probability in (0, 1], got {b!r}")
         for name in ("epochs", "batch_size"):
             v = getattr(self, name)

@@ -40,7 +40,7 @@ from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
 from agents.stats import wilson
 from agents.torch_layers import AdvisedPolicy, AdvisedTrunk, SharedTrunk
 from tabletop import registry
-from tabletop.config import load_config
+from tabletop.config import is_finite_number, load_config
 from tabletop.draw import frames_to_gif
 from tabletop.env_core import random_masked_index
 from tabletop.errors import ConfigError, InvalidStateError
@@ -128,12 +128,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
         check_advice(self.advice, "advice")
-        w = self.value_shaping
-        if (
-            isinstance(w, bool)
-            or not isinstance(w, int | float)
-            or not (math.isfinite(w) and w >= 0)
-        ):
+        if not (is_finite_number(self.value_shaping) and self.value_shaping >= 0):
             raise ConfigError(
                 f"value_shaping must be a finite number >= 0, got {self.value_shaping}"
             )
@@ -146,11 +141,7 @@ class TrainConfig:
                     f"{self.num_players} players ({exc}); python -m agents.fitted_value fits one"
                 ) from None
         pull = self.ppo.advice_pull
-        if (
-            isinstance(pull, bool)
-            or not isinstance(pull, int | float)
-            or not (math.isfinite(pull) and pull >= 0)
-        ):
+        if not (is_finite_number(pull) and pull >= 0):
             raise ConfigError(f"ppo.advice_pull must be a finite number >= 0, got {pull}")
         if pull > 0 and not (self.advice and self.ppo.ent_coef > 0):
             raise ConfigError(
@@ -161,8 +152,8 @@ class TrainConfig:
         if self.advice_imitation is not None and not (self.advice and self.league is not None):
             raise ConfigError(
                 "advice_imitation imitates the advice at tables of the league: it needs "
-                f"advice (got {self.advice!r}) and a league"
-                f"{'' if self.league is not None else ' (got none)'}"
+                f"advice (got {self.advice!r}) and a league (got "
+                f"{'one' if self.league is not None else 'none'})"
             )
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
