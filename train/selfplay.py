@@ -55,6 +55,8 @@ from tabletop import registry
 from train.advice_imitation import AdviceImitation
 from train.export import Parity, export_checked, export_onnx
 from train.league import Clock, League, LeagueOpponents, LeagueResults
+from train.table_distillation import report_lines as distillation_lines
+from train.table_distillation import table_distillation
 from train.value_shaping import shaped
 from train.views import make_view
 from train.warmstart import warm_start
@@ -338,6 +340,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
     venv.close()
+    distilled = table_distillation(model, cfg) if cfg.table_distillation is not None else None
     model.save(run_dir / "model.zip")
     check = export_checked(model, run_dir, make_eval_env(cfg), seed=cfg.eval_seed)
     write_policy_json(run_dir, replace(meta, mode="greedy", onnx=ONNX_FILE))
@@ -376,6 +379,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
         "history": history,
         "final": final,
         "warm_start": cb.cloned,
+        "table_distillation": distilled,
         "ratings": table,
         "gif": gif,
         "parity": {
@@ -540,6 +544,7 @@ def write_league_report(run_dir: Path, cfg: Any, result: dict[str, Any], check: 
         f"{result['opponent_share']['bot']:.1%} |",
         f"| snapshots | {result['snapshots']} |",
         *warm_lines(result.get("warm_start")),
+        *distillation_lines(result.get("table_distillation")),
         f"| final evaluation time | {result['eval_seconds'] / 60:.1f} min |",
         f"| policy.onnx against torch | same argmax {check.argmax_equal:,} of "
         f"{check.observations:,}, logits within {check.max_logit_diff:.1e} |",

@@ -48,6 +48,7 @@ from tabletop.records import GameRecord, iter_replay
 from train.advice_imitation import AdviceImitationConfig
 from train.export import Parity, export_checked
 from train.league import LeagueConfig
+from train.table_distillation import TableDistillationConfig, table_distillation
 from train.value_shaping import shaped
 from train.vec_env import GroupedVecEnv, worker_start_method
 from train.views import make_view
@@ -124,6 +125,9 @@ class TrainConfig:
     # after each PPO update, imitate the advice on the learner's positions at the chosen
     # tables of the league (train.advice_imitation); None: none
     advice_imitation: AdviceImitationConfig | None = None
+    # after PPO, fit the policy to the advice at tables of some opponents and to itself at
+    # tables of others (train.table_distillation); None: none
+    table_distillation: TableDistillationConfig | None = None
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
@@ -154,6 +158,11 @@ class TrainConfig:
                 "advice_imitation imitates the advice at tables of the league: it needs "
                 f"advice (got {self.advice!r}) and a league (got "
                 f"{'one' if self.league is not None else 'none'})"
+            )
+        if self.table_distillation is not None and not self.advice:
+            raise ConfigError(
+                "table_distillation fits the policy to the advice at some tables: it needs "
+                "advice (got '')"
             )
         if self.league is not None and self.env_processes != 1:
             # the league's snapshots and results live in this process
@@ -722,6 +731,7 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     torch.set_num_threads(cfg.torch_threads)
+    distilled = table_distillation(model, cfg) if cfg.table_distillation is not None else None
     model.save(run_dir / "model.zip")
     check = export_checked(model, run_dir, make_eval_env(cfg), seed=cfg.eval_seed)
     write_policy_json(run_dir, replace(policy_meta(cfg), onnx=ONNX_FILE))
@@ -740,7 +750,13 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     eval_seconds = time.perf_counter() - eval_start
     (run_dir / "eval.json").write_text(
         json.dumps(
-            {"model": ev, "model_other_mode": other, "random": baseline, "warm_start": cloned},
+            {
+                "model": ev,
+                "model_other_mode": other,
+                "random": baseline,
+                "warm_start": cloned,
+                "table_distillation": distilled,
+            },
             indent=1,
         )
     )

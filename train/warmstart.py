@@ -105,8 +105,8 @@ def collect(
 ) -> Demonstrations:
     """Play games ``first .. first + games`` (default ``ws.games`` of them) in the training
     env of ``cfg`` (a TrainConfig), the teacher labelling every decision of the learner's
-    seat. The teacher's move is played, or with ``learner`` (a MaskablePPO model, DAgger)
-    the learner's most likely legal action."""
+    seat. The teacher's move is played, or with ``learner`` (a MaskablePPO model's policy,
+    DAgger) the learner's most likely legal action."""
     entry = registry.get(cfg.game)
     t0 = time.perf_counter()
     obs_l, mask_l, act_l, ret_l, game_l = [], [], [], [], []
@@ -178,14 +178,31 @@ def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Dem
     """The teacher's ``ws.games`` games of :func:`collect`, played in ``ws.processes`` worker
     processes ``chunk`` games at a time; the same demonstrations, in the same order, as one
     process collects (``seconds`` is the wall time)."""
-    if ws.processes <= 1:
-        return collect(cfg, ws)
+    return collect_games(cfg, ws, 0, ws.games, ws.processes, chunk=chunk)
+
+
+def collect_games(
+    cfg: Any,
+    ws: WarmStartConfig,
+    first: int,
+    games: int,
+    processes: int,
+    learner: Any = None,
+    chunk: int = 10,
+) -> Demonstrations:
+    """:func:`collect`'s games ``first .. first + games`` in ``processes`` worker processes,
+    ``chunk`` games at a time (``learner``, a policy, is sent to each); the same decisions,
+    in the same order, as one process collects (``seconds`` is the wall time)."""
+    if processes <= 1:
+        return collect(cfg, ws, first=first, games=games, learner=learner)
     t0 = time.perf_counter()
     ctx = mp.get_context(worker_start_method())
-    starts = range(0, ws.games, chunk)
-    with ProcessPoolExecutor(max_workers=ws.processes, mp_context=ctx) as pool:
+    starts = range(first, first + games, chunk)
+    end = first + games
+    with ProcessPoolExecutor(max_workers=processes, mp_context=ctx) as pool:
         futures = [
-            pool.submit(collect, cfg, ws, first=a, games=min(chunk, ws.games - a)) for a in starts
+            pool.submit(collect, cfg, ws, first=a, games=min(chunk, end - a), learner=learner)
+            for a in starts
         ]
         parts = [f.result() for f in futures]
     demos = functools.reduce(merge, parts)
@@ -193,10 +210,10 @@ def collect_teacher_games(cfg: Any, ws: WarmStartConfig, chunk: int = 10) -> Dem
     return demos
 
 
-def greedy_index(model: Any, obs: np.ndarray, mask: np.ndarray) -> int:
-    """The model's most likely legal action for one observation."""
+def greedy_index(policy: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    """The policy's most likely legal action for one observation."""
     with torch.no_grad():
-        dist = model.policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
+        dist = policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
         return int(dist.distribution.probs.argmax(1)[0])
 
 
@@ -281,7 +298,11 @@ def warm_start(model: Any, cfg: Any) -> dict[str, Any]:
     rounds = []
     for r in range(ws.dagger_rounds):
         new = collect(
-            cfg, ws, first=ws.games + r * ws.dagger_games, games=ws.dagger_games, learner=model
+            cfg,
+            ws,
+            first=ws.games + r * ws.dagger_games,
+            games=ws.dagger_games,
+            learner=model.policy,
         )
         demos = merge(demos, new)
         refit = clone(model, demos, ws)
