@@ -24,6 +24,7 @@ observation carries), seeded from ``seed`` alone.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ import torch
 from agents.specs import BotSpecError, parse
 from tabletop.config import is_finite_number
 from tabletop.errors import ConfigError
-from train.warmstart import Demonstrations, WarmStartConfig, collect_games, merge
+from train.warmstart import Demonstrations, WarmStartConfig, agreement, collect_games, merge
 
 
 @dataclass(frozen=True)
@@ -109,30 +110,20 @@ def distillation_loss(
     return ce, kl
 
 
-def _agreement(policy: Any, obs: np.ndarray, masks: np.ndarray, target: np.ndarray) -> float:
-    """The share of positions whose greedy legal action is ``target``."""
-    if not len(obs):
-        return 0.0
-    with torch.no_grad():
-        best = masked_log_probs(policy, torch.as_tensor(obs), masks).argmax(1).numpy()
-    return float((best == target).mean())
-
-
 def fit(
     policy: Any,
-    kept: Any,
+    log_q: torch.Tensor,
     advise: Demonstrations,
     keep: Demonstrations,
     td: TableDistillationConfig,
     rng: np.random.Generator,
 ) -> dict[str, float]:
-    """One fit of ``policy``: the advice on ``advise``'s positions, ``kept`` (the policy as
-    PPO left it, frozen) on ``keep``'s. Returns the last epoch's mean losses."""
+    """One fit of ``policy``: the advice on ``advise``'s positions, on ``keep``'s the
+    distribution whose masked log-probabilities are ``log_q`` (the policy as PPO left it).
+    Returns the last epoch's mean losses."""
     a_obs, k_obs = torch.as_tensor(advise.obs), torch.as_tensor(keep.obs)
     a_act = torch.as_tensor(advise.actions)
     k_masks_t = torch.as_tensor(keep.masks)
-    with torch.no_grad():
-        log_q = masked_log_probs(kept, k_obs, keep.masks)
     opt = torch.optim.Adam(policy.parameters(), lr=td.learning_rate)
     na, nk, b = len(a_act), len(k_obs), td.batch_size
     steps = math.ceil(max(na, nk) / b)
@@ -192,13 +183,13 @@ def table_distillation(model: Any, cfg: Any) -> dict[str, Any]:
             first = (r * len(specs) + j) * td.games
             new[spec] = collect_games(cfg, ws, first, td.games, td.processes, learner=policy)
             data[spec] = merge(data[spec], new[spec]) if spec in data else new[spec]
-        advise = _join([data[s] for s in td.advice_at])
-        keep = _join([data[s] for s in td.keep_at])
+        advise = functools.reduce(merge, [data[s] for s in td.advice_at])
+        keep = functools.reduce(merge, [data[s] for s in td.keep_at])
         with torch.no_grad():
-            kept_greedy = masked_log_probs(kept, torch.as_tensor(keep.obs), keep.masks)
-        kept_greedy_np = kept_greedy.argmax(1).numpy()
-        before = _agreement(policy, advise.obs, advise.masks, advise.actions)
-        losses = fit(policy, kept, advise, keep, td, rng)
+            log_q = masked_log_probs(kept, torch.as_tensor(keep.obs), keep.masks)
+        kept_greedy = log_q.argmax(1).numpy()
+        before = agreement(policy, advise.obs, advise.masks, advise.actions)
+        losses = fit(policy, log_q, advise, keep, td, rng)
         rounds.append(
             {
                 "games": {s: new[s].games for s in specs},
@@ -206,22 +197,14 @@ def table_distillation(model: Any, cfg: Any) -> dict[str, Any]:
                 "advice_positions": int(len(advise.actions)),
                 "keep_positions": int(len(keep.actions)),
                 "advice_agreement_before": before,
-                "advice_agreement_after": _agreement(
+                "advice_agreement_after": agreement(
                     policy, advise.obs, advise.masks, advise.actions
                 ),
-                "kept_greedy_after": _agreement(policy, keep.obs, keep.masks, kept_greedy_np),
+                "kept_greedy_after": agreement(policy, keep.obs, keep.masks, kept_greedy),
                 **losses,
             }
         )
     return {"rounds": rounds, "seconds": time.perf_counter() - t0}
-
-
-def _join(parts: list[Demonstrations]) -> Demonstrations:
-    """All positions of ``parts``, in order."""
-    out = parts[0]
-    for p in parts[1:]:
-        out = merge(out, p)
-    return out
 
 
 def report_lines(figures: dict[str, Any] | None) -> list[str]:

@@ -232,12 +232,12 @@ def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:
     )
 
 
-def agreement(model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
+def agreement(policy: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
     """The share of decisions where the policy's most likely legal action is the label."""
     if not len(obs):
         return 0.0
     with torch.no_grad():
-        dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        dist = policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
         best = dist.distribution.probs.argmax(1).numpy()
     return float((best == actions).mean())
 
@@ -254,7 +254,7 @@ def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, A
     acts = torch.as_tensor(demos.actions[train])
     rets = torch.as_tensor(demos.returns[train])
     masks = demos.masks[train]
-    before = agreement(model, demos.obs[test], demos.masks[test], demos.actions[test])
+    before = agreement(pol, demos.obs[test], demos.masks[test], demos.actions[test])
     pol.set_training_mode(True)
     losses = []
     for _ in range(ws.epochs):
@@ -273,7 +273,7 @@ def clone(model: Any, demos: Demonstrations, ws: WarmStartConfig) -> dict[str, A
             total += loss.item() * len(idx)
         losses.append(total / max(len(order), 1))
     pol.set_training_mode(False)
-    after = agreement(model, demos.obs[test], demos.masks[test], demos.actions[test])
+    after = agreement(pol, demos.obs[test], demos.masks[test], demos.actions[test])
     return {
         "decisions": int(len(demos.actions)),
         "held_out": int(held.sum()),
