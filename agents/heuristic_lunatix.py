@@ -87,7 +87,6 @@ never calls ``value`` and is unchanged, still ``heuristic`` v1.)
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -453,15 +452,9 @@ class TrackModel:
         return max(0.0, remaining) / pace
 
 
-_MODELS: weakref.WeakKeyDictionary[Game, TrackModel] = weakref.WeakKeyDictionary()
-
-
 def model_of(game: Game) -> TrackModel:
-    """The (cached) static model of ``game``."""
-    got = _MODELS.get(game)
-    if got is None:
-        got = _MODELS[game] = TrackModel(game)
-    return got
+    """The static model of ``game``, built once per game and kept on it (``Game.derived``)."""
+    return game.derived("lunatix.heuristic.track_model", TrackModel)
 
 
 # ---------------------------------------------------------------- the online planner

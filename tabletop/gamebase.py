@@ -11,9 +11,9 @@ import copy
 import enum
 import functools
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -26,6 +26,8 @@ from tabletop.staterecord import StateRecord
 #: the value a rules config holds for a file carried by value (its content is in
 #: ``Game.file_data``)
 INLINE_FILE = "<carried by value>"
+
+_T = TypeVar("_T")
 
 
 @functools.cache
@@ -179,6 +181,23 @@ class GameBase:
                 )
         data["base_dir"] = ""
         return cls(from_mapping(cls.rules_class, data, source="<config dict>"), files=files)
+
+    def derived(self, key: str, build: Callable[[Any], _T]) -> _T:
+        """``build(self)``, made on the first call with ``key`` and kept on the game: a table
+        that a bot or an encoder works out from the rules once per game (a planner's value
+        tables, a launch aim). Kept here, not in a ``WeakKeyDictionary`` keyed by the game:
+        such a table refers to its game, and a weak dictionary's value that refers to its
+        key keeps it alive forever. Freed with the game; not pickled (built again)."""
+        cache: dict[str, Any] = self.__dict__.setdefault("_derived", {})
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = build(self)
+        return cast(_T, got)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_derived", None)  # rebuilt on demand, and may hold what does not pickle
+        return state
 
     @property
     def num_players(self) -> int:

@@ -226,9 +226,21 @@ class Game(GameBase):
             ]
         )
 
-    @functools.cache  # noqa: B019 - games are few and immutable
+    @functools.cached_property
+    def _dice_distributions(self) -> dict[int, tuple[tuple[int, float], ...]]:
+        """:meth:`dice_distribution`'s results, kept on the game (a ``functools.cache`` on
+        the method would hold every game ever made, and what is cached by game with it)."""
+        return {}
+
     def dice_distribution(self, n: int) -> tuple[tuple[int, float], ...]:
-        """Exact distribution of the total hits of ``n`` damage dice."""
+        """Exact distribution of the total hits of ``n`` damage dice (computed once per
+        game and ``n``)."""
+        got = self._dice_distributions.get(n)
+        if got is None:
+            got = self._dice_distributions[n] = self._dice_total(n)
+        return got
+
+    def _dice_total(self, n: int) -> tuple[tuple[int, float], ...]:
         faces = self.rules.damage_die_faces
         dist = {0: 1.0}
         for _ in range(n):

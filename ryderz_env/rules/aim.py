@@ -10,7 +10,6 @@ discrete action mode's "aim at Prizm j" options) ask :class:`LaunchAim` for that
 from __future__ import annotations
 
 import math
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -118,17 +117,11 @@ class LaunchAim:
         return best
 
 
-#: one shared :class:`LaunchAim` per game for :func:`aim_launches` (its solves are cached
-#: per point, so sharing it across states and bots saves them); forgotten with the game
-_SHARED: weakref.WeakKeyDictionary[Game, LaunchAim] = weakref.WeakKeyDictionary()
-
-
 def launch_aim(game: Game) -> LaunchAim:
-    """The :class:`LaunchAim` of ``game`` shared by every caller of :func:`aim_launches`."""
-    aim = _SHARED.get(game)
-    if aim is None:
-        aim = _SHARED[game] = LaunchAim(game)
-    return aim
+    """The :class:`LaunchAim` of ``game`` shared by every caller of :func:`aim_launches`
+    (its solves are cached per point, so sharing it across states and bots saves them);
+    kept on the game (``Game.derived``) and freed with it."""
+    return game.derived("ryderz.launch_aim", LaunchAim)
 
 
 def aim_launches(state: State, seat: int, aim: LaunchAim | None = None) -> list[float | None]:

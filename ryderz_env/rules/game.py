@@ -169,7 +169,7 @@ class Game(GameBase):
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
+        state = super().__getstate__()
         state["nudge_obstacles"] = {}  # a cache of costly buffers, found again when asked
         return state
 
