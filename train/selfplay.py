@@ -142,6 +142,10 @@ class LeagueCallback(BaseCallback):
         self.opponent_seconds = {"snapshot": 0.0, "bot": 0.0}
         self._t0 = 0.0
         self._c0: dict[str, float] = {}
+        #: training wall and CPU seconds of earlier parts of a resumed run, and when (wall,
+        #: CPU) this part's training started: checkpoints save the sum
+        self.train_before = (0.0, 0.0)
+        self.part_start = (time.perf_counter(), time.process_time())
 
     def _on_rollout_start(self) -> None:
         self._t0, self._c0 = time.perf_counter(), dict(self.clock.seconds)
@@ -156,6 +160,14 @@ class LeagueCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+    def train_seconds(self) -> tuple[float, float]:
+        """Training wall and CPU seconds so far, earlier parts of a resumed run included
+        (an interrupted part counts to its last checkpoint, where its steps resume)."""
+        return (
+            self.train_before[0] + time.perf_counter() - self.part_start[0],
+            self.train_before[1] + time.process_time() - self.part_start[1],
+        )
 
     def log_evaluation(self, row: dict[str, Any]) -> None:
         """The evaluation's scores and the league's ratings so far, to TensorBoard."""
@@ -183,6 +195,7 @@ class LeagueCallback(BaseCallback):
             self.rollout_seconds,
             self.opponent_seconds,
             self.cloned,
+            self.train_seconds(),
         )
         model.save(self.run_dir / CHECKPOINT)
 
@@ -229,6 +242,7 @@ def save_progress(
     rollout_seconds: float,
     opponent_seconds: dict[str, float],
     cloned: dict[str, Any] | None = None,
+    train_seconds: tuple[float, float] = (0.0, 0.0),
 ) -> None:
     """``history.json``: the evaluations so far and what resuming needs."""
     data = {
@@ -236,6 +250,8 @@ def save_progress(
         "rollouts": rollouts,
         "rollout_seconds": rollout_seconds,
         "opponent_seconds": opponent_seconds,
+        "train_seconds": train_seconds[0],
+        "train_cpu_seconds": train_seconds[1],
         "warm_start": cloned,
         "games": [[c.to_json(), r.__dict__] for c, r in games],
     }
@@ -322,8 +338,8 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     if not league.snapshots:  # the untrained policy is the first snapshot
         cb.model = model
         cb.snapshot()
-    done_before = model.num_timesteps
-    start, cpu_start = time.perf_counter(), time.process_time()
+    cb.train_before = (progress.get("train_seconds", 0.0), progress.get("train_cpu_seconds", 0.0))
+    cb.part_start = (time.perf_counter(), time.process_time())
     remaining = max(0, cfg.total_timesteps - model.num_timesteps)
     callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
     if cfg.advice_imitation is not None:
@@ -336,8 +352,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
             tb_log_name="selfplay",
             callback=CallbackList(callbacks),
         )
-    seconds = time.perf_counter() - start
-    cpu_seconds = time.process_time() - cpu_start
+    seconds, cpu_seconds = cb.train_seconds()
     torch.set_num_threads(cfg.torch_threads)
     venv.close()
     distilled = table_distillation(model, cfg) if cfg.table_distillation is not None else None
@@ -366,7 +381,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
         "timesteps": model.num_timesteps,
         "train_seconds": seconds,
         "train_cpu_seconds": cpu_seconds,
-        "steps_per_second": (model.num_timesteps - done_before) / seconds if seconds else 0.0,
+        "steps_per_second": model.num_timesteps / seconds if seconds else 0.0,
         "resumed": resuming,
         "eval_seconds": eval_seconds,
         "rollout_seconds": cb.rollout_seconds,

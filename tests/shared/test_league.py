@@ -322,9 +322,14 @@ def test_seeds_skip_finished_runs_and_resume_interrupted_ones(tiny_runs) -> None
 
     shutil.copyfile(seed1 / "model.zip", seed1 / "checkpoint.zip")
     (seed1 / "result.json").unlink()
+    first_part = json.loads((seed1 / "history.json").read_text())["train_seconds"]
+    assert first_part > 0
     bigger = d / "bigger.yaml"
     bigger.write_text(TINY.replace("total_timesteps: 1024", "total_timesteps: 1536"))
     main(["--config", str(bigger), "--runs-dir", str(runs), "--seeds", "1"])
     result = json.loads((seed1 / "result.json").read_text())
     assert result["resumed"] and result["timesteps"] == 1536
+    # the training time counts the earlier part too, and the rate is over all of it
+    assert result["train_seconds"] > first_part
+    assert result["steps_per_second"] == pytest.approx(1536 / result["train_seconds"])
     assert result["snapshots"] == 3 + 1  # the earlier three, one more in the last 512 steps
