@@ -189,10 +189,9 @@ class GameBase:
         such a table refers to its game, and a weak dictionary's value that refers to its
         key keeps it alive forever. Freed with the game; not pickled (built again)."""
         cache: dict[str, Any] = self.__dict__.setdefault("_derived", {})
-        got = cache.get(key)
-        if got is None:
-            got = cache[key] = build(self)
-        return cast(_T, got)
+        if key not in cache:  # (two threads may both build: the last one's is kept)
+            cache[key] = build(self)
+        return cast(_T, cache[key])
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -143,9 +143,9 @@ class LeagueCallback(BaseCallback):
         self._t0 = 0.0
         self._c0: dict[str, float] = {}
         #: training wall and CPU seconds of earlier parts of a resumed run, and when (wall,
-        #: CPU) this part's training started: checkpoints save the sum
+        #: CPU) this part's training started (None before it starts): checkpoints save the sum
         self.train_before = (0.0, 0.0)
-        self.part_start = (time.perf_counter(), time.process_time())
+        self.part_start: tuple[float, float] | None = None
 
     def _on_rollout_start(self) -> None:
         self._t0, self._c0 = time.perf_counter(), dict(self.clock.seconds)
@@ -164,6 +164,8 @@ class LeagueCallback(BaseCallback):
     def train_seconds(self) -> tuple[float, float]:
         """Training wall and CPU seconds so far, earlier parts of a resumed run included
         (an interrupted part counts to its last checkpoint, where its steps resume)."""
+        if self.part_start is None:
+            return self.train_before
         return (
             self.train_before[0] + time.perf_counter() - self.part_start[0],
             self.train_before[1] + time.process_time() - self.part_start[1],
@@ -335,10 +337,13 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     )
     cb.rollout_seconds = progress["rollout_seconds"]
     cb.opponent_seconds = dict(progress["opponent_seconds"])
+    # a history.json of an older version has no training time: the rate is then this part's
+    timed = "train_seconds" in progress or not resuming
+    steps_before = 0 if timed else model.num_timesteps
+    cb.train_before = (progress.get("train_seconds", 0.0), progress.get("train_cpu_seconds", 0.0))
     if not league.snapshots:  # the untrained policy is the first snapshot
         cb.model = model
         cb.snapshot()
-    cb.train_before = (progress.get("train_seconds", 0.0), progress.get("train_cpu_seconds", 0.0))
     cb.part_start = (time.perf_counter(), time.process_time())
     remaining = max(0, cfg.total_timesteps - model.num_timesteps)
     callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
@@ -381,7 +386,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
         "timesteps": model.num_timesteps,
         "train_seconds": seconds,
         "train_cpu_seconds": cpu_seconds,
-        "steps_per_second": model.num_timesteps / seconds if seconds else 0.0,
+        "steps_per_second": (model.num_timesteps - steps_before) / seconds if seconds else 0.0,
         "resumed": resuming,
         "eval_seconds": eval_seconds,
         "rollout_seconds": cb.rollout_seconds,

@@ -10,7 +10,7 @@ discrete action mode's "aim at Prizm j" options) ask :class:`LaunchAim` for that
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from ryderz_env.rules.state import State
 
 __all__ = ["LaunchAim", "aim_launches", "launch_aim"]
+
+
+#: :meth:`LaunchAim.aim`'s mark of a point not solved yet (None is an answer)
+_UNSOLVED = object()
 
 
 class LaunchAim:
@@ -71,8 +75,9 @@ class LaunchAim:
         """The position ``x`` of ``seat``'s Launch Point facing (px, py), or None
         (remembered per seat and point: Prizms seldom move)."""
         key = (seat, px, py)
-        if key in self._cache:
-            return self._cache[key]
+        got = self._cache.get(key, _UNSOLVED)  # one read: a server thread may clear it
+        if got is not _UNSOLVED:
+            return cast("float | None", got)
         if len(self._cache) >= self.cache_size:
             self._cache.clear()
         best = self._cache[key] = self._solve(seat, px, py)

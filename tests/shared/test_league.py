@@ -332,4 +332,14 @@ def test_seeds_skip_finished_runs_and_resume_interrupted_ones(tiny_runs) -> None
     # the training time counts the earlier part too, and the rate is over all of it
     assert result["train_seconds"] > first_part
     assert result["steps_per_second"] == pytest.approx(1536 / result["train_seconds"])
+    # a history.json of an older version (no training time), resumed with no steps left:
+    # no rate made of all the run's steps over this part's few microseconds
+    shutil.copyfile(seed1 / "model.zip", seed1 / "checkpoint.zip")
+    (seed1 / "result.json").unlink()
+    progress = json.loads((seed1 / "history.json").read_text())
+    del progress["train_seconds"], progress["train_cpu_seconds"]
+    (seed1 / "history.json").write_text(json.dumps(progress))
+    main(["--config", str(bigger), "--runs-dir", str(runs), "--seeds", "1"])
+    again = json.loads((seed1 / "result.json").read_text())
+    assert again["timesteps"] == 1536 and again["steps_per_second"] == 0.0
     assert result["snapshots"] == 3 + 1  # the earlier three, one more in the last 512 steps
