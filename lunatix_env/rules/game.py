@@ -226,19 +226,10 @@ class Game(GameBase):
             ]
         )
 
-    @functools.cached_property
-    def _dice_distributions(self) -> dict[int, tuple[tuple[int, float], ...]]:
-        """:meth:`dice_distribution`'s results, kept on the game (a ``functools.cache`` on
-        the method would hold every game ever made, and what is cached by game with it)."""
-        return {}
-
     def dice_distribution(self, n: int) -> tuple[tuple[int, float], ...]:
-        """Exact distribution of the total hits of ``n`` damage dice (computed once per
-        game and ``n``)."""
-        got = self._dice_distributions.get(n)
-        if got is None:
-            got = self._dice_distributions[n] = self._dice_total(n)
-        return got
+        """Exact distribution of the total hits of ``n`` damage dice (worked out once per
+        game and ``n``, kept on the game: ``derived``)."""
+        return self.derived(f"dice_distribution.{n}", lambda g: g._dice_total(n))
 
     def _dice_total(self, n: int) -> tuple[tuple[int, float], ...]:
         faces = self.rules.damage_die_faces

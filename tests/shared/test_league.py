@@ -329,6 +329,7 @@ def test_seeds_skip_finished_runs_and_resume_interrupted_ones(tiny_runs) -> None
     main(["--config", str(bigger), "--runs-dir", str(runs), "--seeds", "1"])
     result = json.loads((seed1 / "result.json").read_text())
     assert result["resumed"] and result["timesteps"] == 1536
+    assert result["snapshots"] == 3 + 1  # the earlier three, one more in the last 512 steps
     # the training time counts the earlier part too, and the rate is over all of it
     assert result["train_seconds"] > first_part
     assert result["steps_per_second"] == pytest.approx(1536 / result["train_seconds"])
@@ -342,4 +343,3 @@ def test_seeds_skip_finished_runs_and_resume_interrupted_ones(tiny_runs) -> None
     main(["--config", str(bigger), "--runs-dir", str(runs), "--seeds", "1"])
     again = json.loads((seed1 / "result.json").read_text())
     assert again["timesteps"] == 1536 and again["steps_per_second"] == 0.0
-    assert result["snapshots"] == 3 + 1  # the earlier three, one more in the last 512 steps
