@@ -10,14 +10,16 @@ hidden parts were redrawn by ``state.resample_hidden(seat, rng)``. Every bot is 
 
 from __future__ import annotations
 
+import math
 import pickle
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from tabletop.protocol import State
 
-__all__ = ["Bot", "Evaluator", "MemoBot", "RandomBot"]
+__all__ = ["Bot", "Evaluator", "MemoBot", "RandomBot", "Tunable"]
 
 
 @runtime_checkable
@@ -34,6 +36,30 @@ class Bot(Protocol):
     def act(self, state: State, seat: int) -> Any:
         """A legal engine action of ``seat`` at ``state`` (``seat`` is deciding now)."""
         ...
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """One adjustable number of a heuristic, its ``heuristic:KEY=VALUE`` spec option: a
+    keyword of the heuristic's constructor, an ``int`` or a ``float`` in ``[low, high]``."""
+
+    kind: type
+    low: float
+    high: float
+    #: what it changes, for error messages and docs
+    doc: str
+
+    def check(self, key: str, value: float) -> int | float:
+        """``value`` as this option takes it, or a ValueError saying what is allowed."""
+        if not math.isfinite(value) or not self.low <= value <= self.high:
+            raise ValueError(
+                f"{key}={value:g} is outside [{self.low:g}, {self.high:g}] ({self.doc})"
+            )
+        if self.kind is int:
+            if value != int(value):
+                raise ValueError(f"{key}={value:g} must be a whole number ({self.doc})")
+            return int(value)
+        return float(value)
 
 
 @runtime_checkable

@@ -88,10 +88,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.bot import Tunable
 from lunatix_env.rules import (
     Action,
     ActionKind,
@@ -205,10 +206,13 @@ GADGET_RANK = (
 NEG_INF = float("-inf")
 
 
-def hit_cost(max_speed: int, per_square: int) -> float:
-    """Price of one damage hit in squares for a car of ``max_speed``."""
+def hit_cost(
+    max_speed: int, per_square: int, base: float = HIT_COST, out_risk: float = OUT_RISK
+) -> float:
+    """Price of one damage hit in squares for a car of ``max_speed`` (``base`` plus
+    ``out_risk`` over its maximum speed in tens squared)."""
     tens = max(1.0, max_speed / per_square)
-    return HIT_COST + OUT_RISK / (tens * tens)
+    return base + out_risk / (tens * tens)
 
 
 # ---------------------------------------------------------------- the static track model
@@ -231,8 +235,10 @@ class _Table:
 class TrackModel:
     """Static planning data of one game: hazard prices, lane paths and value tables."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, hit_cost: float = HIT_COST, out_risk: float = OUT_RISK) -> None:
         self.game = game
+        #: the hit prices the value tables are solved with (``hit_cost``)
+        self.hit_cost, self.out_risk = hit_cost, out_risk
         r, tr = game.rules, game.track
         self.track = tr
         self.per = r.speed_per_square
@@ -366,7 +372,7 @@ class TrackModel:
 
     def _solve(self, m: int, allow_pit: bool) -> _Table:
         tr, per, nv = self.track, self.per, self.nv
-        hc = hit_cost(m, per)
+        hc = hit_cost(m, per, self.hit_cost, self.out_risk)
         m_rep = min(self.max_speed, m + self.repair)
         npit = len(tr.openings)
         base = tr.num_squares * nv
@@ -452,9 +458,13 @@ class TrackModel:
         return max(0.0, remaining) / pace
 
 
-def model_of(game: Game) -> TrackModel:
-    """The static model of ``game``, built once per game and kept on it (``Game.derived``)."""
-    return game.derived("lunatix.heuristic.track_model", TrackModel)
+def model_of(game: Game, hit_cost: float = HIT_COST, out_risk: float = OUT_RISK) -> TrackModel:
+    """The static model of ``game`` for these hit prices, built once per game and prices
+    and kept on the game (``Game.derived``)."""
+    key = "lunatix.heuristic.track_model"
+    if (hit_cost, out_risk) != (HIT_COST, OUT_RISK):
+        key += f"(hit_cost={hit_cost!r},out_risk={out_risk!r})"
+    return game.derived(key, lambda g: TrackModel(g, hit_cost, out_risk))
 
 
 # ---------------------------------------------------------------- the online planner
@@ -493,17 +503,42 @@ class LunatixHeuristic:
     #: tie-break draws), so a search may remember them (``agents.bot.MemoBot``)
     decides_from_observation = True
 
-    def __init__(self, seed: int | None = None) -> None:
+    #: the ``heuristic:KEY=VALUE`` spec options (constructor keywords; defaults are v1's)
+    tunables: ClassVar[dict[str, Tunable]] = {
+        "hit_cost": Tunable(float, 0.0, 100.0, "price of a damage hit in squares, HIT_COST"),
+        "out_risk": Tunable(
+            float, 0.0, 10_000.0, "extra hit price over the max speed in tens squared, OUT_RISK"
+        ),
+        "ram_chance": Tunable(float, 0.0, 1.0, "chance a live opponent in reach rams, RAM_CHANCE"),
+    }
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        hit_cost: float = HIT_COST,
+        out_risk: float = OUT_RISK,
+        ram_chance: float = RAM_CHANCE,
+    ) -> None:
         self.rng = np.random.default_rng(seed)
+        #: price of one damage hit in squares (plus ``out_risk`` near going out)
+        self.hit_cost = hit_cost
+        self.out_risk = out_risk
+        #: the chance it prices that an opponent with it in reach rams it
+        self.ram_chance = ram_chance
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the tie-break generator."""
         self.rng = np.random.default_rng(seed)
 
+    def model(self, game: Game) -> TrackModel:
+        """The game's track model at this bot's hit prices."""
+        return model_of(game, self.hit_cost, self.out_risk)
+
     # ------------------------------------------------------------ context
     def _ctx(self, state: State, seat: int) -> _Ctx:
         game = state.game
-        model = model_of(game)
+        model = self.model(game)
         obs = state.observation(seat)
         me = obs["cars"][seat]
         laps, req = me["laps"], me["laps_required"]
@@ -541,7 +576,7 @@ class LunatixHeuristic:
             me=me,
             model=model,
             table=table,
-            hc=hit_cost(me["max_speed"], model.per),
+            hc=hit_cost(me["max_speed"], model.per, self.hit_cost, self.out_risk),
             allow_pit=allow_pit,
             to_win=req * game.track.length - me["progress"],
             wrecks=wrecks,
@@ -572,7 +607,7 @@ class LunatixHeuristic:
             for s, reach in ctx.hunters:
                 if 0.0 < tr.wrap(tr.s[square] - s) <= reach:
                     n += 1
-            got = n * RAM_CHANCE * rd.sideswipe[1] * ctx.model.die * ctx.hc
+            got = n * self.ram_chance * rd.sideswipe[1] * ctx.model.die * ctx.hc
             ctx.danger[square] = got
         return got
 
@@ -840,7 +875,7 @@ class LunatixHeuristic:
             return float(state.returns()[seat])
         obs = state.observation(seat)
         g = state.game
-        model = model_of(g)
+        model = self.model(g)
         n = g.rules.num_players
         w = g.rules.win_reward
         rounds = [model.rounds_to_finish(c) for c in obs["cars"]]

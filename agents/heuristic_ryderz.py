@@ -74,11 +74,12 @@ bot's play, which never calls ``value``, is unchanged: it is still ``heuristic``
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import shapely
 
+from agents.bot import Tunable
 from ryderz_env.rules import (
     Action,
     ActionKind,
@@ -116,6 +117,17 @@ class RyderzHeuristic:
 
     name = "heuristic"
     version = 1
+    #: the ``heuristic:KEY=VALUE`` spec options (constructor keywords; defaults are v1's)
+    tunables: ClassVar[dict[str, Tunable]] = {
+        "discount": Tunable(float, 0.0, 1.0, "per-turn discount of a future score"),
+        "opponent_weight": Tunable(float, 0.0, 10.0, "an opponent's Prizm against one's own"),
+        "line_tolerance": Tunable(float, 0.01, 2.0, "inches off a Prizm's centre a shot may pass"),
+        "power_value": Tunable(float, 0.0, 10.0, "a ready power in Prizm units"),
+        "curve_gear": Tunable(int, 1, 4, "the launch gear when no line has a target"),
+        "engine_gears": Tunable(int, 1, 4, "top gears drawn among at Start Your Engines"),
+        "launch_spread": Tunable(int, 0, 72, "launch positions tried besides the aims"),
+        "sheriff_threat": Tunable(float, 0.0, 10.0, "the threat Super Sheriff acts on"),
+    }
 
     def __init__(
         self,

@@ -5,6 +5,10 @@ spec                      bot
 ========================  =====================================================================
 ``random``                :class:`agents.bot.RandomBot`
 ``heuristic``             the game's heuristic (the registry's ``heuristic``), its current version
+``heuristic:KEY=VALUE``   the heuristic with some of its numbers changed: the keys are its
+                          class's ``tunables`` (Lunatix Loop: ``hit_cost``, ``out_risk``,
+                          ``ram_chance``; Lazer Ryderz: ``discount``, ``opponent_weight``
+                          ...), checked with their ranges when the bot is made
 ``mcts:sims=400``         :class:`agents.mcts.MCTSBot` with the heuristic's ``value`` at its
                           leaves; keys: ``sims`` (simulations), ``ms`` (milliseconds a move),
                           ``depth`` (rollout decisions), ``c`` (exploration), ``chance``
@@ -38,6 +42,7 @@ naming what is allowed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -109,10 +114,12 @@ def parse(spec: str) -> BotSpec:
         if not rest:
             raise BotSpecError("policy: needs a path (policy:runs/NAME or policy:PATH/model.zip)")
         return BotSpec(kind, path=rest)
-    if kind in ("random", "heuristic", "trained"):
+    if kind in ("random", "trained"):
         if rest:
             raise BotSpecError(f"{kind} takes no options, got {rest!r}")
         return BotSpec(kind)
+    if kind == "heuristic":
+        return BotSpec(kind, _heuristic_options(spec, rest))
     options = []
     allowed = sorted([*_MCTS_KEYS, *_MCTS_CHOICES, *_MCTS_KINDS])
     for item in filter(None, rest.split(",")):
@@ -140,6 +147,48 @@ def parse(spec: str) -> BotSpec:
                 raise BotSpecError(f"mcts {key}={value!r} must be between 0 and 1")
         options.append((key, value))
     return BotSpec(kind, tuple(options))
+
+
+def _heuristic_options(spec: str, rest: str) -> tuple[tuple[str, str], ...]:
+    """The ``key=number`` options of a ``heuristic:`` spec (the keys are the game's, checked
+    by :func:`heuristic_kwargs` when the bot is made)."""
+    options: list[tuple[str, str]] = []
+    for item in filter(None, rest.split(",")):
+        key, eq, value = (t.strip() for t in item.partition("="))
+        if not eq or not key.isidentifier() or not value:
+            raise BotSpecError(f"heuristic option {item!r} in {spec!r}: expected key=number")
+        if any(k == key for k, _ in options):
+            raise BotSpecError(f"heuristic option {key!r} given twice in {spec!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BotSpecError(f"heuristic {key}={value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise BotSpecError(f"heuristic {key}={value!r} must be finite")
+        options.append((key, value))
+    return tuple(options)
+
+
+def heuristic_kwargs(spec: BotSpec, heuristic: type) -> dict[str, int | float]:
+    """The constructor keywords of a ``heuristic:`` spec for the game's ``heuristic`` class,
+    checked against its ``tunables`` (a BotSpecError naming the keys and ranges allowed)."""
+    tunables = getattr(heuristic, "tunables", {})
+    kwargs: dict[str, int | float] = {}
+    for key, value in spec.options:
+        tunable = tunables.get(key)
+        if tunable is None:
+            allowed = ", ".join(
+                f"{k} ({t.kind.__name__} in [{t.low:g}, {t.high:g}])" for k, t in tunables.items()
+            )
+            raise BotSpecError(
+                f"{spec}: the {heuristic.__name__} has no option {key!r}; "
+                f"options: {allowed or 'none'}"
+            )
+        try:
+            kwargs[key] = tunable.check(key, float(value))
+        except ValueError as exc:
+            raise BotSpecError(f"{spec}: {exc}") from None
+    return kwargs
 
 
 def mcts_number_keys() -> tuple[str, ...]:
@@ -181,7 +230,8 @@ def make_bot(spec: str | BotSpec, game: str, seed: int | None = None) -> Bot:
     if s.kind == "random":
         bot = RandomBot(seed)
     elif s.kind == "heuristic":
-        bot = entry.heuristic_class()(seed=seed)
+        heuristic = entry.heuristic_class()
+        bot = heuristic(seed=seed, **heuristic_kwargs(s, heuristic))
     elif s.kind == "mcts":
         bot = _make_mcts(s, entry, seed)
     elif s.kind == "trained":

@@ -588,6 +588,13 @@ class Service:
                 + ", ".join(k for k in specs.KINDS if k != "policy"),
                 "bot",
             )
+        if spec.kind == "heuristic" and spec.options:
+            raise fail(
+                "unsupported_bot",
+                "heuristic options are not served (each would be a bot of its own); "
+                "bots: the plain heuristic, random, trained, mcts",
+                "bot",
+            )
         if budget is not None and spec.kind != "mcts":
             raise fail("unsupported_bot", f"{spec.kind} takes no budget_ms", "budget_ms")
         if spec.kind != "mcts":

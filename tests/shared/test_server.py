@@ -128,6 +128,15 @@ def test_a_trained_policy_missing_for_the_player_count_is_refused(svc: Service) 
     assert "3 players" in e["message"]
 
 
+def test_heuristic_options_are_not_served(svc: Service) -> None:
+    pos = new(svc, "lunatix", seed=3)
+    seat = pos_deciding(svc, pos)[0]
+    req = {"cmd": "move", "position": pos, "seat": seat, "seed": 0}
+    e = err(svc.handle({**req, "bot": "heuristic:hit_cost=3"}), "unsupported_bot", "bot")
+    assert "not served" in e["message"]
+    assert ok(svc.handle({**req, "bot": "heuristic"}))["bot"] == "heuristic"
+
+
 def test_mcts_is_bounded_by_its_budget(svc: Service) -> None:
     pos = new(svc, "lunatix", seed=3)
     seat = pos_deciding(svc, pos)[0]
