@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.spaces import Box, Discrete
 
-from agents.specs import BotSpecError, make_bot, parse
+from agents.specs import BotSpecError, check_spec, make_bot, parse
 from tabletop.errors import ConfigError
 from tabletop.protocol import State
 
@@ -43,9 +43,10 @@ def advisor_seed(seed: int | None) -> int | None:
     return int(np.random.SeedSequence([seed, 0xAD]).generate_state(1)[0])
 
 
-def check_advice(spec: object, where: str = "advice") -> str:
-    """``spec`` if it is ``""`` (no advice) or a valid advisor spec, else a ConfigError
-    naming the problem."""
+def check_advice(spec: object, where: str = "advice", game: str | None = None) -> str:
+    """``spec`` if it is ``""`` (no advice) or a valid advisor spec (with ``game``, its
+    options checked against that game's heuristic too), else a ConfigError naming the
+    problem."""
     if not isinstance(spec, str):
         raise ConfigError(f"{where} must be a bot spec string, got {type(spec).__name__}")
     if spec == "":
@@ -56,6 +57,11 @@ def check_advice(spec: object, where: str = "advice") -> str:
         raise ConfigError(f"{where}: {exc}") from None
     if kind not in ADVISOR_KINDS:
         raise ConfigError(f"{where}: {spec!r} cannot advise (advisors: {', '.join(ADVISOR_KINDS)})")
+    if game is not None:
+        try:
+            check_spec(spec, game)
+        except BotSpecError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     return spec
 
 
@@ -64,7 +70,7 @@ class AdvisedAdapter:
     the env actions; every other attribute is the wrapped adapter's."""
 
     def __init__(self, inner: Any, spec: str, game: str, seed: int | None = 0) -> None:
-        check_advice(spec)
+        check_advice(spec, game=game)
         if not spec:
             raise ConfigError("AdvisedAdapter needs an advisor spec")
         obs = inner.observation_space()["observation"]

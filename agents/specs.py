@@ -191,6 +191,15 @@ def heuristic_kwargs(spec: BotSpec, heuristic: type) -> dict[str, int | float]:
     return kwargs
 
 
+def check_spec(spec: str, game: str) -> BotSpec:
+    """``spec`` parsed and, where the game decides what it takes (a ``heuristic:`` spec's
+    options), checked against ``game``'s bots; a BotSpecError naming the problem."""
+    s = parse(spec)
+    if s.kind == "heuristic":
+        heuristic_kwargs(s, registry.get(game).heuristic_class())
+    return s
+
+
 def mcts_number_keys() -> tuple[str, ...]:
     """The numeric options of ``mcts:`` (``sims``, ``ms`` ...)."""
     return tuple(_MCTS_KEYS)

@@ -37,6 +37,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from agents.advice import check_advice
 from agents.fitted_value import load_model
 from agents.policy_bot import ONNX_FILE, PolicyMeta, write_policy_json
+from agents.specs import BotSpecError, check_spec
 from agents.stats import wilson
 from agents.torch_layers import AdvisedPolicy, AdvisedTrunk, SharedTrunk
 from tabletop import registry
@@ -131,7 +132,13 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         registry.get(self.game)  # UnknownGameError (a ValueError) naming the known games
-        check_advice(self.advice, "advice")
+        check_advice(self.advice, "advice", game=self.game)
+        if self.warm_start is not None:
+            for spec in (self.warm_start.teacher, *self.warm_start.opponents):
+                try:
+                    check_spec(spec, self.game)
+                except BotSpecError as exc:
+                    raise ConfigError(f"warm_start: {exc}") from None
         if not (is_finite_number(self.value_shaping) and self.value_shaping >= 0):
             raise ConfigError(
                 f"value_shaping must be a finite number >= 0, got {self.value_shaping}"

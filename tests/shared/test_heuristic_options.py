@@ -9,7 +9,7 @@ import pytest
 import agents.heuristic_lunatix as hl
 from agents.bot import Tunable
 from agents.heuristic_ryderz import RyderzHeuristic
-from agents.specs import BotSpecError, make_bot, parse, split_specs
+from agents.specs import BotSpecError, check_spec, make_bot, parse, split_specs
 from tabletop import registry
 from tabletop.protocol import play_chance
 
@@ -138,3 +138,25 @@ def test_the_tuned_bot_prices_rams_with_its_own_chance() -> None:
         ctx.hunters = [(track.wrap(track.s[5] - 1.0), 1e9)]  # one opponent just behind square 5
         prices.append(bot._danger(ctx, 5))
     assert prices[0] > 0 and prices[1] == pytest.approx(9 * prices[0])
+
+
+def test_advice_and_teachers_with_options_the_game_lacks_are_config_errors() -> None:
+    from agents.advice import check_advice
+    from tabletop.errors import ConfigError
+    from train.train import TrainConfig
+    from train.warmstart import WarmStartConfig
+
+    assert check_advice(TUNED, game="lunatix") == TUNED
+    assert check_advice(TUNED) == TUNED  # no game: the options are checked when made
+    with pytest.raises(ConfigError, match="advice: .*no option 'hit_cost'"):
+        check_advice(TUNED, game="ryderz")
+    with pytest.raises(ConfigError, match="advice: .*outside"):
+        TrainConfig(name="x", advice="heuristic:hit_cost=1000")
+    bad = WarmStartConfig(teacher="heuristic:opponent_weight=1")
+    with pytest.raises(ConfigError, match="warm_start: .*no option 'opponent_weight'"):
+        TrainConfig(name="x", warm_start=bad)
+    cfg = TrainConfig(name="x", advice=TUNED, warm_start=WarmStartConfig(teacher=TUNED))
+    assert cfg.advice == TUNED
+    assert str(check_spec(TUNED, "lunatix")) == TUNED
+    with pytest.raises(BotSpecError, match="no option 'hit_cost'"):
+        check_spec(TUNED, "ryderz")
