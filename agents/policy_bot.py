@@ -128,11 +128,10 @@ class PolicyMeta:
         for ok, message in checks:
             if not ok:
                 raise ConfigError(f"{source}: {message}")
-        check_advice(meta.advice, f"{source}: advice")
-        if meta.advice and meta.format < 3:
-            raise ConfigError(f"{source}: advice needs format 3, the file says {meta.format}")
         entry = registry.get(meta.game)
         check_advice(meta.advice, f"{source}: advice", game=entry.name)
+        if meta.advice and meta.format < 3:
+            raise ConfigError(f"{source}: advice needs format 3, the file says {meta.format}")
         if (meta.env_id, meta.env_name) != (entry.env_id, entry.env_name):
             raise ConfigError(
                 f"{source}: env {meta.env_id} / {meta.env_name} is not "
