@@ -8,7 +8,9 @@ at a Prizm (``ryderz_env.rules.aim``), or from the head of its Lazer after a cur
 which straights will score. Every decision compares options by one figure, the bot's
 *prospect* in Prizm units: its Prizms, less ``opponent_weight`` times the best opponent's,
 plus the discounted chance of its next score (``discount`` per turn, the estimate below),
-plus ``power_value`` while its power is ready. A win is worth ``WIN_UNITS``.
+plus ``power_value`` while its power is ready. A win is worth ``WIN_UNITS``. With ``denial``
+(0 in v1) the best opponent's estimated next score, its next turn's pieces tested against the
+Lazers too, counts ``denial`` times against it: cutting a shot is then worth something.
 
 **The estimate of the next score** (no engine calls, plain geometry). From a head pose, a
 *target* (a Prizm not of the bot's colour; an opponent's counts ``1 + opponent_weight``) is on
@@ -127,6 +129,7 @@ class RyderzHeuristic:
         "engine_gears": Tunable(int, 1, 4, "top gears drawn among at Start Your Engines"),
         "launch_spread": Tunable(int, 0, 72, "launch positions tried besides the aims"),
         "sheriff_threat": Tunable(float, 0.0, 10.0, "the threat Super Sheriff acts on"),
+        "denial": Tunable(float, 0.0, 10.0, "the best opponent's estimated next score, against"),
     }
 
     def __init__(
@@ -141,6 +144,7 @@ class RyderzHeuristic:
         engine_gears: int = 2,
         launch_spread: int = 9,
         sheriff_threat: float = 0.5,
+        denial: float = 0.0,
         estimate_weight: float = 1.0,
         value_temperature: float = 1.5,
         rounds_per_prizm: float = 6.0,
@@ -162,6 +166,9 @@ class RyderzHeuristic:
         self.launch_spread = launch_spread
         #: an opponent's estimated next score above which Super Sheriff acts on it
         self.sheriff_threat = sheriff_threat
+        #: the best opponent's estimated next score counts this much against the prospect
+        #: (0 in v1: a move that cuts an opponent's line is then worth nothing extra)
+        self.denial = denial
         #: ``value``: weight of the estimated next score against a Prizm held
         self.estimate_weight = estimate_weight
         #: ``value``: softmax temperature over the seats' strengths
@@ -455,10 +462,11 @@ class RyderzHeuristic:
         side: int,
         targets: list[tuple[float, float, float]],
         relaunch: float,
+        walls: bool = False,
     ) -> float:
         """Rating of placing one piece at ``pose`` next turn: a target it crosses (scored
         then), else the line from its exit one turn later; a piece off the table crashes
-        (then the relaunch value)."""
+        (then the relaunch value), and with ``walls`` so does one that meets a Lazer."""
         key = (kind, gear, side if kind is not PieceKind.STRAIGHT else 0)
         exit_local, line = self._local[key]
         ex = pose.compose(exit_local)
@@ -473,6 +481,10 @@ class RyderzHeuristic:
         cx, cy = pose.x + c * lx0 - s * ly0, pose.y + s * lx0 + c * ly0
         reach += self.line_tolerance + _DISC_SLACK
         pts: list[tuple[float, float]] | None = None
+        if walls:
+            pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
+            if self._meets_lazer(state, pose, pts):
+                return relaunch
         best = 0.0
         tol = self.line_tolerance
         for tx, ty, w in targets:
@@ -486,8 +498,33 @@ class RyderzHeuristic:
                 pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
             if _polyline_distance(pts, tx, ty) <= tol:
                 best = max(best, w)
-        later = self.discount * self._line_value(state, seat, ex, gear, targets, check=False)
+        later = self.discount * self._line_value(state, seat, ex, gear, targets, check=walls)
         return max(best, later)
+
+    def _meets_lazer(self, state: State, pose: Pose, pts: list[tuple[float, float]]) -> bool:
+        """Whether a piece a Lazer wide along the centreline ``pts`` from ``pose`` touches
+        a Lazer (the newest piece at ``pose``, which it nests on, excepted)."""
+        xs = [x for x, _ in pts]
+        ys = [y for _, y in pts]
+        w = self._half_width
+        bx0, bx1, by0, by1 = min(xs) - w, max(xs) + w, min(ys) - w, max(ys) + w
+        near = [
+            e.poly
+            for p in state.players
+            for e in p.lazer
+            if e.bbox[0] <= bx1
+            and e.bbox[2] >= bx0
+            and e.bbox[1] <= by1
+            and e.bbox[3] >= by0
+            and not (e.exit == pose)
+        ]
+        if not near:
+            return False
+        # the first sample sits on the head (on the piece it nests on): start just past it
+        c, s = math.cos(pose.h), math.sin(pose.h)
+        start = (pose.x + c * 1e-3, pose.y + s * 1e-3)
+        centre = shapely.LineString([start, *pts[1:]])
+        return bool(np.any(shapely.dwithin(centre, near, w)))
 
     def _estimate(
         self,
@@ -497,9 +534,11 @@ class RyderzHeuristic:
         gear: int,
         targets: list[tuple[float, float, float]],
         relaunch: bool = True,
+        walls: bool = False,
     ) -> float:
         """The discounted chance of the next score from a head at ``pose`` in ``gear``
-        (the module docstring's estimate)."""
+        (the module docstring's estimate); ``walls``: next turn's pieces and the lines from
+        their exits are tested against the Lazers too (a piece that meets one crashes)."""
         if not targets:
             return 0.0
         g = self._game
@@ -513,14 +552,16 @@ class RyderzHeuristic:
             if not 1 <= gg <= g.top_gear:
                 continue
             k, sg = self._piece_for(supply, gg, (S,))
-            straight = self._piece_value(state, seat, pose, k, sg, 0, targets, relaunch_v)
+            straight = self._piece_value(state, seat, pose, k, sg, 0, targets, relaunch_v, walls)
             best = max(best, d * straight)
             p = self._p_curve[gg]
             kinds = [(SOFT, HARD)] + ([(HARD, SOFT)] if g.has_hard[gg] else [])
             for pair in kinds:
                 k, cg = self._piece_for(supply, gg, pair)
                 for side in (1, -1):
-                    curve = self._piece_value(state, seat, pose, k, cg, side, targets, relaunch_v)
+                    curve = self._piece_value(
+                        state, seat, pose, k, cg, side, targets, relaunch_v, walls
+                    )
                     best = max(best, d * (p * curve + (1.0 - p) * straight))
         if relaunch_v > 0.0:  # straight on to the edge, crash, relaunch
             edge = self._edge_distance(pose)
@@ -555,10 +596,18 @@ class RyderzHeuristic:
         n = len(state.players)
         other = max(state.score(s) for s in range(n) if s != seat)
         mine, est, power = self._own_prospect(state, seat)
-        return mine - self.opponent_weight * other + est + power
+        prospect = mine - self.opponent_weight * other + est + power
+        if self.denial:
+            prospect -= self.denial * max(
+                self._own_prospect(state, s, walls=True)[1] for s in range(n) if s != seat
+            )
+        return prospect
 
-    def _own_prospect(self, state: State, seat: int) -> tuple[int, float, float]:
-        """(Prizms held, estimate of the next score, worth of a ready power) of ``seat``."""
+    def _own_prospect(
+        self, state: State, seat: int, walls: bool = False
+    ) -> tuple[int, float, float]:
+        """(Prizms held, estimate of the next score, worth of a ready power) of ``seat``
+        (``walls``: the estimate tests next turn's pieces against the Lazers)."""
         mine = state.score(seat)
         p = state.players[seat]
         targets = self._targets(state, seat)
@@ -569,7 +618,7 @@ class RyderzHeuristic:
         elif p.head is None:
             est = self._relaunch_value(state, seat, targets)
         else:
-            est = self._estimate(state, seat, p.head, p.gear, targets)
+            est = self._estimate(state, seat, p.head, p.gear, targets, walls=walls)
         power = self.power_value if (state.game.rules.powers and p.power_ready) else 0.0
         return mine, est, power
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from ryderz_builders import (
     DOWN,
+    EAST,
     UP,
     chain,
     game,
@@ -168,6 +169,44 @@ def test_avoids_a_crash_when_the_line_ahead_scores_later() -> None:
     a = RyderzHeuristic(seed=0).act(s, 0)
     assert not any(crash for _, crash in outcomes(s, 0, a)), str(a)
     assert a.move_kind is Move.STRAIGHT
+
+
+def test_denial_cuts_the_line_an_opponent_has_to_a_prizm() -> None:
+    g = game(num_players=2)
+    # seat 1 heads up at (4, -8) with a clear line to seat 0's Prizm at (4, 0); seat 0 heads
+    # east at (-0.5, -4) with nothing of its own to score: a straight in 3rd or 4th gear ends
+    # across seat 1's line, one in 2nd stops short of it
+    s = position(
+        g,
+        0,
+        lazers={
+            0: [straight_at(g, 0, Pose(-0.5, -4.0, EAST), 3)],
+            1: [straight_at(g, 1, Pose(4.0, -8.0, UP), 3)],
+        },
+        prizms=[Prizm(4.0, 0.0, 0), Prizm(-12.0, 10.0)],
+        gears={0: 3, 1: 3},
+    )
+    probe = RyderzHeuristic(seed=0)
+    probe._bind(g)
+
+    def open_line(a: Action) -> float:
+        c = s.clone()
+        c.apply_action(a)
+        head = c.players[1].head
+        return probe._line_value(c, 1, head, 3, probe._targets(c, 1))
+
+    assert open_line(Action.move(-1, Move.STRAIGHT)) > 0  # the scenario: one straight misses
+    assert open_line(Action.move(0, Move.STRAIGHT)) == 0
+    v1 = RyderzHeuristic(seed=0).act(s, 0)
+    denying = RyderzHeuristic(seed=0, denial=1.0).act(s, 0)
+    assert open_line(v1) > 0  # v1 sees nothing to gain either way
+    assert denying.move_kind is Move.STRAIGHT and open_line(denying) == 0
+    # with the Lazers counted, seat 1's estimate after the cut is the crash's (nothing in
+    # reach of a relaunch here); without them, next turn's straight still scores
+    c = s.clone()
+    c.apply_action(denying)
+    assert probe._own_prospect(c, 1, walls=True)[1] == 0.0
+    assert probe._own_prospect(c, 1)[1] > 0.0
 
 
 def _random_positions(num_players: int, powers: bool, seeds: range):
