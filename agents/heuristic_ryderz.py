@@ -394,16 +394,7 @@ class RyderzHeuristic:
         xs = (x0 + px, x1 + px, x1 - px, x0 - px)
         ys = (y0 + py, y1 + py, y1 - py, y0 - py)
         bx0, bx1, by0, by1 = min(xs), max(xs), min(ys), max(ys)
-        near = [
-            e.poly
-            for p in state.players
-            for e in p.lazer
-            if e.bbox[0] <= bx1
-            and e.bbox[2] >= bx0
-            and e.bbox[1] <= by1
-            and e.bbox[3] >= by0
-            and not (e.exit == pose)
-        ]
+        near = _lazers_in_box(state, pose, bx0, bx1, by0, by1)
         if not near:
             return True
         strip = shapely.Polygon(list(zip(xs, ys, strict=True)))
@@ -508,16 +499,7 @@ class RyderzHeuristic:
         ys = [y for _, y in pts]
         w = self._half_width
         bx0, bx1, by0, by1 = min(xs) - w, max(xs) + w, min(ys) - w, max(ys) + w
-        near = [
-            e.poly
-            for p in state.players
-            for e in p.lazer
-            if e.bbox[0] <= bx1
-            and e.bbox[2] >= bx0
-            and e.bbox[1] <= by1
-            and e.bbox[3] >= by0
-            and not (e.exit == pose)
-        ]
+        near = _lazers_in_box(state, pose, bx0, bx1, by0, by1)
         if not near:
             return False
         # the first sample sits on the head (on the piece it nests on): start just past it
@@ -718,6 +700,23 @@ class RyderzHeuristic:
         )
         a = Action.sheriff(target, top=not straight)
         return a if a in legal else None
+
+
+def _lazers_in_box(
+    state: State, pose: Pose, bx0: float, bx1: float, by0: float, by1: float
+) -> list[Any]:
+    """The polygons of the Lazer pieces whose boxes meet ``[bx0, bx1] x [by0, by1]``, less
+    the piece ending at ``pose`` (the head's own, which a next piece nests on)."""
+    return [
+        e.poly
+        for p in state.players
+        for e in p.lazer
+        if e.bbox[0] <= bx1
+        and e.bbox[2] >= bx0
+        and e.bbox[1] <= by1
+        and e.bbox[3] >= by0
+        and not (e.exit == pose)
+    ]
 
 
 #: slack (inches) on the disc test of ``_piece_value``, far above rounding, far below a Prizm
