@@ -457,7 +457,8 @@ class RyderzHeuristic:
     ) -> float:
         """Rating of placing one piece at ``pose`` next turn: a target it crosses (scored
         then), else the line from its exit one turn later; a piece off the table crashes
-        (then the relaunch value), and with ``walls`` so does one that meets a Lazer."""
+        (then the relaunch value), and with ``walls`` so does one that meets a Lazer (after
+        scoring what it crosses)."""
         key = (kind, gear, side if kind is not PieceKind.STRAIGHT else 0)
         exit_local, line = self._local[key]
         ex = pose.compose(exit_local)
@@ -472,10 +473,6 @@ class RyderzHeuristic:
         cx, cy = pose.x + c * lx0 - s * ly0, pose.y + s * lx0 + c * ly0
         reach += self.line_tolerance + _DISC_SLACK
         pts: list[tuple[float, float]] | None = None
-        if walls:
-            pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
-            if self._meets_lazer(state, pose, pts):
-                return relaunch
         best = 0.0
         tol = self.line_tolerance
         for tx, ty, w in targets:
@@ -489,6 +486,13 @@ class RyderzHeuristic:
                 pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
             if _polyline_distance(pts, tx, ty) <= tol:
                 best = max(best, w)
+        if walls:
+            # a piece scores when placed and crashes only at the end of the turn: a Lazer it
+            # meets takes the line from its exit, not a target it crosses
+            if pts is None:
+                pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
+            if self._meets_lazer(state, pose, pts):
+                return max(best, relaunch)
         later = self.discount * self._line_value(state, seat, ex, gear, targets, check=walls)
         return max(best, later)
 

@@ -209,6 +209,39 @@ def test_denial_cuts_the_line_an_opponent_has_to_a_prizm() -> None:
     assert probe._own_prospect(c, 1)[1] > 0.0
 
 
+def test_a_piece_that_scores_before_meeting_a_lazer_still_scores_in_the_walled_estimate() -> None:
+    from ryderz_env.rules import PieceKind
+
+    g = game(num_players=2)
+    # seat 1 heads up at (4, -3) in 3rd gear: its next straight (4.5 in) crosses seat 0's
+    # Prizm at (4, 0) and then meets seat 0's Lazer across its path at y = 1; the engine
+    # scores a piece when it is placed and crashes it at the end of the turn
+    s = position(
+        g,
+        1,
+        lazers={
+            0: [straight_at(g, 0, Pose(6.0, 1.0, EAST), 3)],
+            1: [straight_at(g, 1, Pose(4.0, -3.0, UP), 3)],
+        },
+        prizms=[Prizm(4.0, 0.0, 0), Prizm(-12.0, 10.0)],
+        gears={0: 3, 1: 3},
+    )
+    probe = RyderzHeuristic(seed=0)
+    probe._bind(g)
+    head = s.players[1].head
+    targets = probe._targets(s, 1)
+    steal = 1.0 + probe.opponent_weight
+
+    def straight(walls: bool) -> float:
+        return probe._piece_value(s, 1, head, PieceKind.STRAIGHT, 3, 0, targets, 0.0, walls)
+
+    assert probe._meets_lazer(s, head, [head.ahead(d) for d in np.linspace(0.0, 4.5, 8)])
+    assert straight(walls=False) == straight(walls=True) == steal
+    c = s.clone()
+    c.apply_action(Action.move(0, Move.STRAIGHT))
+    assert c.score(1) == 1  # the engine agrees: the crossing scored
+
+
 def _random_positions(num_players: int, powers: bool, seeds: range):
     """States reached by random play (a random number of steps from each seed)."""
     g = game(num_players=num_players, powers=powers, launch_noise_sigma=1.5)
