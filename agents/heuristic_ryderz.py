@@ -483,14 +483,14 @@ class RyderzHeuristic:
             if math.hypot(tx - cx, ty - cy) > reach:
                 continue
             if pts is None:
-                pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
+                pts = _placed(pose, c, s, line)
             if _polyline_distance(pts, tx, ty) <= tol:
                 best = max(best, w)
         if walls:
             # a piece scores when placed and crashes only at the end of the turn: a Lazer it
             # meets takes the line from its exit, not a target it crosses
             if pts is None:
-                pts = [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
+                pts = _placed(pose, c, s, line)
             if self._meets_lazer(state, pose, pts):
                 return max(best, relaunch)
         later = self.discount * self._line_value(state, seat, ex, gear, targets, check=walls)
@@ -704,6 +704,14 @@ class RyderzHeuristic:
         )
         a = Action.sheriff(target, top=not straight)
         return a if a in legal else None
+
+
+def _placed(
+    pose: Pose, c: float, s: float, line: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Points of a piece's frame (``line``) placed at ``pose`` (``c``, ``s``: its heading's
+    cosine and sine)."""
+    return [(pose.x + c * lx - s * ly, pose.y + s * lx + c * ly) for lx, ly in line]
 
 
 def _lazers_in_box(
