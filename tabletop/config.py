@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import importlib.resources
 import math
 import types
@@ -150,12 +151,19 @@ def _convert(tp: Any, value: Any, source: str, where: str) -> Any:
     raise _fail(source, where, f"unsupported field type {tp!r}")
 
 
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """A dataclass's resolved field types (worked out once per class: a game is built per
+    episode in some runs, and resolving them was most of building its config)."""
+    return typing.get_type_hints(cls)
+
+
 def _convert_dataclass(cls: Any, value: Any, source: str, where: str) -> Any:
     if isinstance(value, cls):
         return value
     if not isinstance(value, Mapping):
         raise _fail(source, where, f"expected a mapping for {cls.__name__}, got {value!r}")
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = [k for k in value if k not in fields]
     if unknown:

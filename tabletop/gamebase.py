@@ -11,6 +11,9 @@ import copy
 import enum
 import functools
 import importlib
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
@@ -89,6 +92,48 @@ class RulesFiles:
         if p.is_absolute():
             return p
         return (Path(self.base_dir) if self.base_dir else self.config_dir) / p
+
+
+class DerivedTables:
+    """The derived tables (``GameBase.derived``) of every game of one config, kept with a
+    game of their own: built from the config, so the games that ask are freed with their
+    episodes (a table refers to the game it was built from). The most recently used
+    ``KEEP`` configs are kept; a game holds on to its own config's tables."""
+
+    #: configs whose tables are kept after their last game is dropped
+    KEEP: ClassVar[int] = 16
+    _kept: ClassVar[OrderedDict[tuple[type, str], DerivedTables]] = OrderedDict()
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.tables: dict[str, Any] = {}
+        game.__dict__["_derived"] = self
+
+    @classmethod
+    def of(cls, game: GameBase) -> DerivedTables:
+        """The tables of ``game``'s config (made, with a game of their own, on first use)."""
+        key = (type(game), json.dumps(game.config_dict(), sort_keys=True))
+        with cls._lock:
+            got = cls._kept.get(key)
+            if got is not None:
+                cls._kept.move_to_end(key)
+                return got
+        # built outside the lock: a game of the same config, not the caller (it is freed)
+        made = cls(type(game).from_config_dict(json.loads(key[1])))
+        with cls._lock:
+            got = cls._kept.setdefault(key, made)
+            cls._kept.move_to_end(key)
+            while len(cls._kept) > cls.KEEP:
+                cls._kept.popitem(last=False)
+        return got
+
+    def get(self, key: str, build: Callable[[Any], _T]) -> _T:
+        """The table ``key``, ``build(self.game)`` on first use (two threads may both build:
+        the last one's is kept; a table is a pure function of the config)."""
+        if key not in self.tables:
+            self.tables[key] = build(self.game)
+        return cast(_T, self.tables[key])
 
 
 class GameBase:
@@ -183,19 +228,19 @@ class GameBase:
         return cls(from_mapping(cls.rules_class, data, source="<config dict>"), files=files)
 
     def derived(self, key: str, build: Callable[[Any], _T]) -> _T:
-        """``build(self)``, made on the first call with ``key`` and kept on the game: a table
-        that a bot or an encoder works out from the rules once per game (a planner's value
-        tables, a launch aim). Kept here, not in a ``WeakKeyDictionary`` keyed by the game:
-        such a table refers to its game, and a weak dictionary's value that refers to its
-        key keeps it alive forever. Freed with the game; not pickled (built again)."""
-        cache: dict[str, Any] = self.__dict__.setdefault("_derived", {})
-        if key not in cache:  # (two threads may both build: the last one's is kept)
-            cache[key] = build(self)
-        return cast(_T, cache[key])
+        """``build(game)``, made on the first call with ``key`` and kept: a table that a bot or
+        an encoder works out from the rules once (a planner's value tables, a launch aim).
+        Equal games (the same :meth:`config_dict`) share their tables, so a run that makes a
+        new game per episode builds each table once (:class:`DerivedTables`); ``build`` gets
+        the tables' own game, equal to this one. Not pickled (found or built again)."""
+        tables: DerivedTables | None = self.__dict__.get("_derived")
+        if tables is None:
+            tables = self.__dict__["_derived"] = DerivedTables.of(self)
+        return tables.get(key, build)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop("_derived", None)  # rebuilt on demand, and may hold what does not pickle
+        state.pop("_derived", None)  # found again on demand, and may hold what does not pickle
         return state
 
     @property

@@ -71,8 +71,8 @@ def test_games_of_the_single_agent_env_are_freed_between_episodes(name):
     assert [r() for r in refs] == [None, None, None]
 
 
-def test_derived_builds_once_per_game_and_key():
-    game = registry.get("lunatix").game(num_players=2)
+def test_derived_builds_once_per_config_and_key():
+    game = registry.get("lunatix").game(num_players=2, laps=2)
     calls = []
 
     def build(g):
@@ -82,9 +82,28 @@ def test_derived_builds_once_per_game_and_key():
     first = game.derived("test.table", build)
     assert game.derived("test.table", build) is first
     assert game.derived("test.other", build) == {"built": 2}
-    assert calls == [game, game]
-    other = registry.get("lunatix").game(num_players=2)
+    # built from a game of the same config, not the caller (which is freed with its episode)
+    assert len(calls) == 2 and calls[0] is calls[1] and calls[0] is not game
+    assert calls[0].config_dict() == game.config_dict()
+    equal = registry.get("lunatix").game(num_players=2, laps=2)
+    assert equal.derived("test.table", build) is first  # an equal game shares the table
+    other = registry.get("lunatix").game(num_players=3, laps=2)
     assert other.derived("test.table", build) == {"built": 3}
+    assert calls[2].num_players == 3
+
+
+def test_derived_tables_keep_a_bounded_number_of_configs():
+    from tabletop.gamebase import DerivedTables
+
+    entry = registry.get("lunatix")
+    first = entry.game(num_players=2, laps=5)
+    kept = first.derived("test.kept", lambda g: object())
+    for laps in range(6, 6 + DerivedTables.KEEP):  # as many other configs as are kept
+        entry.game(num_players=2, laps=laps).derived("test.kept", lambda g: object())
+    assert first.derived("test.kept", lambda g: object()) is kept  # its game holds them
+    again = entry.game(num_players=2, laps=5)  # the config's tables were dropped: built anew
+    assert again.derived("test.kept", lambda g: object()) is not kept
+    assert len(DerivedTables._kept) == DerivedTables.KEEP
 
 
 @pytest.mark.parametrize("name", registry.names())
