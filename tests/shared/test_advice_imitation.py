@@ -14,7 +14,7 @@ import pytest
 import torch
 from advised import TINY_ADVISED, advised_positions
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger
 
 from agents.torch_layers import AdvisedPolicy, advice_kl
 from tabletop.errors import ConfigError
@@ -47,7 +47,7 @@ def _model(view: Any, advice_gain: float = 2.0) -> MaskablePPO:
     model = MaskablePPO(
         AdvisedPolicy, view, n_steps=64, batch_size=64, seed=0, device="cpu", policy_kwargs=kwargs
     )
-    model.set_logger(configure(None, []))
+    model.set_logger(Logger(None, []))  # no output: configure() would make a /tmp folder
     return model
 
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 from advised import TINY_ADVISED
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger
 
 from agents.torch_layers import AdvisedPolicy
 from tabletop.errors import ConfigError
@@ -59,7 +59,7 @@ def _model(seed: int = 0) -> MaskablePPO:
         device="cpu",
         policy_kwargs=kwargs,
     )
-    model.set_logger(configure(None, []))
+    model.set_logger(Logger(None, []))  # no output: configure() would make a /tmp folder
     return model
 
 
