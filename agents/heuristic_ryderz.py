@@ -719,16 +719,7 @@ def _lazers_in_box(
 ) -> list[Any]:
     """The polygons of the Lazer pieces whose boxes meet ``[bx0, bx1] x [by0, by1]``, less
     the piece ending at ``pose`` (the head's own, which a next piece nests on)."""
-    return [
-        e.poly
-        for p in state.players
-        for e in p.lazer
-        if e.bbox[0] <= bx1
-        and e.bbox[2] >= bx0
-        and e.bbox[1] <= by1
-        and e.bbox[3] >= by0
-        and not (e.exit == pose)
-    ]
+    return [e.poly for e in state.lazers_in_box(bx0, by0, bx1, by1) if not (e.exit == pose)]
 
 
 #: slack (inches) on the disc test of ``_piece_value``, far above rounding, far below a Prizm

@@ -47,6 +47,16 @@ class TableIndex(Machine):
             self._boxes = (index, boxes)
         return self._boxes[1]
 
+    def lazers_in_box(self, x0: float, y0: float, x1: float, y1: float) -> list[Element]:
+        """The Lazer elements on the table whose bounding boxes meet ``[x0, x1] x [y0, y1]``,
+        in table order (a plain loop: most boxes asked about have few Lazers near)."""
+        return [
+            e
+            for p in self.players
+            for e in p.lazer
+            if e.bbox[0] <= x1 and e.bbox[2] >= x0 and e.bbox[1] <= y1 and e.bbox[3] >= y0
+        ]
+
     def _touching(self, el: Element, exclude: list[Element] | None) -> list[Element]:
         """Elements on the table within the touch tolerance of ``el`` (itself and those in
         ``exclude`` left out), in table order; bounding boxes first (a plain loop over the
@@ -54,16 +64,8 @@ class TableIndex(Machine):
         exact distances."""
         tol = self.game.rules.touch_tolerance
         x0, y0, x1, y1 = el.bbox
-        x0, y0, x1, y1 = x0 - tol, y0 - tol, x1 + tol, y1 + tol
         near = [
-            e
-            for p in self.players
-            for e in p.lazer
-            if e.bbox[0] <= x1
-            and e.bbox[2] >= x0
-            and e.bbox[1] <= y1
-            and e.bbox[3] >= y0
-            and e is not el
+            e for e in self.lazers_in_box(x0 - tol, y0 - tol, x1 + tol, y1 + tol) if e is not el
         ]
         if exclude:  # (elements compare by identity)
             near = [e for e in near if e not in exclude]
