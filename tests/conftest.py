@@ -4,6 +4,7 @@ goes unrun in CI for want of an extra."""
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa
         report.longrepr = (
             f"skipped under TABLETOP_NO_SKIPS=1 (CI installs every extra the tests need): {reason}"
         )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """SB3's ``learn()`` without a TensorBoard folder still makes a logger folder
+    (``$SB3_LOGDIR``, else ``/tmp/SB3-<time>``): keep them in pytest's temporary folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3")))
+        yield

@@ -32,6 +32,8 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.type_aliases import Schedule
+from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.advice import check_advice
@@ -82,6 +84,25 @@ class PPOConfig:
     # > 0 (with advice): PPO's loss gains ent_coef * advice_pull * KL(advice || policy), a
     # pull towards the advised move in units of the entropy bonus (AdvisedPolicy)
     advice_pull: float = 0.0
+    # the learning rate over training: ``constant``, or ``linear`` from learning_rate at the
+    # first update to 0 at total_timesteps (CleanRL's anneal_lr; a resumed run continues it)
+    lr_schedule: str = "constant"
+
+    def __post_init__(self) -> None:
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ConfigError(
+                f"ppo.lr_schedule: one of {list(LR_SCHEDULES)}, got {self.lr_schedule!r}"
+            )
+
+    def learning_rate_schedule(self) -> float | Schedule:
+        """SB3's ``learning_rate``: the number, or a schedule of the remaining progress."""
+        if self.lr_schedule == "linear":
+            return LinearSchedule(self.learning_rate, 0.0, 1.0)
+        return self.learning_rate
+
+
+#: the values of ``ppo.lr_schedule``
+LR_SCHEDULES = ("constant", "linear")
 
 
 @dataclass(frozen=True)
@@ -427,7 +448,7 @@ def new_model(cfg: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO:
     return MaskablePPO(
         AdvisedPolicy if advice else "MlpPolicy",
         venv,
-        learning_rate=p.learning_rate,
+        learning_rate=p.learning_rate_schedule(),
         n_steps=p.n_steps,
         batch_size=p.batch_size,
         n_epochs=p.n_epochs,

@@ -12,10 +12,12 @@ torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from agents.torch_layers import SharedTrunk  # noqa: E402
 from lunatix_env.envs import LunatixSingleAgentEnv  # noqa: E402
+from tabletop.errors import ConfigError  # noqa: E402
 from train.train import (  # noqa: E402
     PPOConfig,
     TrainConfig,
@@ -199,3 +201,65 @@ def test_evaluation_leaves_out_training_only_env_options() -> None:
     assert env.game.rules.round_limit == 60 and env.learner == 0
     with pytest.raises(ValueError, match="game"):
         TrainConfig(name="t", game="chess")
+
+
+class _LearningRates(BaseCallback):
+    """The optimizer's learning rate at the start of every rollout after the first (set by
+    the update before it), and the step count then; stops the run at ``stop_at`` steps."""
+
+    def __init__(self, stop_at: int | None = None) -> None:
+        super().__init__()
+        self.stop_at = stop_at
+        self.seen: list[tuple[int, float]] = []
+
+    def _on_rollout_start(self) -> None:
+        if self.model.num_timesteps:
+            self.seen.append(
+                (self.model.num_timesteps, self.model.policy.optimizer.param_groups[0]["lr"])
+            )
+
+    def _on_step(self) -> bool:
+        return self.stop_at is None or self.model.num_timesteps < self.stop_at
+
+
+def test_a_linear_learning_rate_falls_to_zero_and_a_resumed_run_continues_it(
+    tmp_path: Path,
+) -> None:
+    p = PPOConfig(learning_rate=1e-3, lr_schedule="linear", net_arch=(8,))
+
+    def model(env) -> MaskablePPO:
+        return MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=p.learning_rate_schedule(),
+            n_steps=16,
+            batch_size=16,
+            n_epochs=1,
+            seed=0,
+            device="cpu",
+            policy_kwargs=policy_kwargs(p),
+        )
+
+    env = LunatixSingleAgentEnv(num_players=2)
+    first = model(env)
+    cb = _LearningRates(stop_at=32)
+    first.learn(total_timesteps=64, callback=cb)  # interrupted after 32 steps
+    first.save(tmp_path / "m.zip")
+    resumed = MaskablePPO.load(tmp_path / "m.zip", env=env, device="cpu")
+    cb2 = _LearningRates()
+    resumed.learn(
+        total_timesteps=64 - resumed.num_timesteps, reset_num_timesteps=False, callback=cb2
+    )
+    # the update after step n runs at 1e-3 * (1 - n / 64), across the interruption
+    assert cb.seen == [(16, pytest.approx(1e-3 * (1 - 16 / 64)))]
+    # (the resumed part's first rollout starts with the loaded optimizer's rate)
+    assert cb2.seen[-1] == (48, pytest.approx(1e-3 * (1 - 48 / 64)))
+    assert resumed.policy.optimizer.param_groups[0]["lr"] == pytest.approx(0.0)
+    constant = PPOConfig(learning_rate=1e-3)
+    assert constant.learning_rate_schedule() == 1e-3
+
+
+@pytest.mark.parametrize("value", ["cosine", "", 1, None])
+def test_an_unknown_lr_schedule_is_a_config_error(value: object) -> None:
+    with pytest.raises(ConfigError, match="ppo.lr_schedule: one of \\['constant', 'linear'\\]"):
+        PPOConfig(lr_schedule=value)  # type: ignore[arg-type]
