@@ -33,7 +33,13 @@ def run_recipe(code: str, tmp_path: Path) -> None:
         text=True,
         timeout=600,
         cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        # TMPDIR: SB3's logger folder (/tmp/SB3-<time> otherwise) stays in the test's folder
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "TMPDIR": str(tmp_path),
+        },
     )
     assert done.returncode == 0, done.stderr[-3000:]
 

@@ -120,7 +120,13 @@ def test_subproc_vec_env_workers_find_the_ids(
         text=True,
         timeout=600,
         cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        # TMPDIR: SB3's logger folder (/tmp/SB3-<time> otherwise) stays in the test's folder
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "TMPDIR": str(tmp_path),
+        },
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["timesteps", "64"]
