@@ -65,6 +65,10 @@ DEFAULT_CONFIG = registry.get("lunatix").train_config_path()
 TRAINING_ONLY_OPTIONS = ("max_rounds",)
 
 
+#: the values of ``ppo.lr_schedule``
+LR_SCHEDULES = ("constant", "linear")
+
+
 @dataclass(frozen=True)
 class PPOConfig:
     """MaskablePPO hyperparameters."""
@@ -99,10 +103,6 @@ class PPOConfig:
         if self.lr_schedule == "linear":
             return LinearSchedule(self.learning_rate, 0.0, 1.0)
         return self.learning_rate
-
-
-#: the values of ``ppo.lr_schedule``
-LR_SCHEDULES = ("constant", "linear")
 
 
 @dataclass(frozen=True)

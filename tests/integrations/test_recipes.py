@@ -5,11 +5,10 @@ processes) runs as a script of its own."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from user_script import run_as_user
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "integrations.md"
@@ -27,20 +26,7 @@ def run_recipe(code: str, tmp_path: Path) -> None:
         return
     script = tmp_path / "recipe.py"
     script.write_text(code, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        # TMPDIR: SB3's logger folder (/tmp/SB3-<time> otherwise) stays in the test's folder
-        env={
-            "PYTHONPATH": str(ROOT),
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "TMPDIR": str(tmp_path),
-        },
-    )
+    done = run_as_user(script)
     assert done.returncode == 0, done.stderr[-3000:]
 
 

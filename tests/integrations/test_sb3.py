@@ -5,8 +5,6 @@ and the module-qualified ids in a script of their own (the recipes of docs/integ
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -16,11 +14,11 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
+from user_script import run_as_user
 
 import lunatix_env  # noqa: F401  registers LunatixLoop-v0
 import ryderz_env  # noqa: F401  registers LazerRyderz-v0
 
-ROOT = Path(__file__).resolve().parents[2]
 TINY = {
     "n_steps": 64,
     "batch_size": 64,
@@ -114,19 +112,6 @@ def test_subproc_vec_env_workers_find_the_ids(
             SCRIPT.format(import_line=import_line, env_id=env_id, options=options, method=method)
         )
     )
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        # TMPDIR: SB3's logger folder (/tmp/SB3-<time> otherwise) stays in the test's folder
-        env={
-            "PYTHONPATH": str(ROOT),
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "TMPDIR": str(tmp_path),
-        },
-    )
+    done = run_as_user(script)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["timesteps", "64"]
