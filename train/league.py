@@ -46,6 +46,8 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from stable_baselines3.common.vec_env import VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepReturn
 
 from agents.onnx_policy import OnnxPolicy
 from agents.policy_bot import MODES, ONNX_FILE, POLICY_JSON, PolicyMeta, write_policy_json
@@ -58,6 +60,8 @@ SNAPSHOT_ENTRIES = ("latest", "prioritized")
 #: mixture entries that are a fixed bot
 BOT_ENTRIES = ("random", "heuristic", "mcts")
 LEAGUE_JSON = "league.json"
+#: the ``info`` key of a finished game's deferred score (:class:`LeagueResults`)
+LEAGUE_SCORE = "league_score"
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,13 @@ class League:
         self.bots = [e for e in BOT_ENTRIES if cfg.mixture.get(e, 0) > 0]
         self.records: dict[str, Record] = {cfg.bot_spec(e): Record() for e in self.bots}
         self._sessions: dict[str, OnnxPolicy] = {}
+        #: counts the changes of the state (snapshots and records), for :class:`LeagueSync`
+        self.version = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The league without its onnxruntime sessions (a cache; they cannot be pickled):
+        a worker process's copy opens its own."""
+        return {**self.__dict__, "_sessions": {}}
 
     # -- members
     def snapshot_dir(self, sid: str) -> Path:
@@ -175,6 +186,7 @@ class League:
         self.snapshots.append(sid)
         self.taken_at[sid] = timesteps
         self.records[sid] = Record()
+        self.version += 1
         self.save()
         return sid
 
@@ -246,6 +258,7 @@ class League:
             r = self.records[o]
             r.games += 1
             r.score += score
+        self.version += 1
 
     # -- persistence (checkpoints)
     def to_json(self) -> dict[str, Any]:
@@ -261,13 +274,18 @@ class League:
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / LEAGUE_JSON).write_text(json.dumps(self.to_json(), indent=1))
 
-    def load(self) -> None:
-        """Restore the state of ``league.json`` (resuming a run)."""
-        data = json.loads((self.folder / LEAGUE_JSON).read_text())
+    def set_state(self, data: dict[str, Any]) -> None:
+        """Take the state of :meth:`to_json` (a worker process's copy of the league, kept
+        in step with the training process's by :class:`LeagueSync`)."""
         self.snapshots = list(data["snapshots"])
         self.taken_at = {k: int(v) for k, v in data["taken_at"].items()}
         for k, (games, score) in data["records"].items():
             self.records[k] = Record(int(games), float(score))
+        self.version += 1
+
+    def load(self) -> None:
+        """Restore the state of ``league.json`` (resuming a run)."""
+        self.set_state(json.loads((self.folder / LEAGUE_JSON).read_text()))
         missing = [s for s in self.snapshots if not (self.snapshot_dir(s) / ONNX_FILE).is_file()]
         if missing:
             raise ConfigError(f"{self.folder}: snapshots {missing} have no {ONNX_FILE}")
@@ -364,11 +382,13 @@ class LeagueResults(gymnasium.Wrapper):
     """Reports each finished game's learner score against the opponents drawn for it, and
     puts them in ``info["opponents"]`` at the game's end; every step's ``info`` carries the
     game's opponent kinds in ``info["opponent_kinds"]`` (:meth:`League.kind`, what
-    :mod:`train.advice_imitation` selects positions by)."""
+    :mod:`train.advice_imitation` selects positions by). With ``defer`` the score goes to
+    ``info["league_score"]`` instead, for :class:`LeagueSync` to record."""
 
-    def __init__(self, env: gymnasium.Env, opponents: LeagueOpponents) -> None:
+    def __init__(self, env: gymnasium.Env, opponents: LeagueOpponents, defer: bool = False) -> None:
         super().__init__(env)
         self.opponents = opponents
+        self.defer = defer
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         obs, reward, term, trunc, info = self.env.step(action)
@@ -377,10 +397,72 @@ class LeagueResults(gymnasium.Wrapper):
             view = self.env.unwrapped
             winner = view.session.state.outcome().winner
             score = 0.5 if winner is None else float(winner == view.learner)
-            self.opponents.league.record(self.opponents.current, score)
+            if self.defer:
+                info[LEAGUE_SCORE] = score
+            else:
+                self.opponents.league.record(self.opponents.current, score)
             info["opponents"] = list(self.opponents.current)
         return obs, reward, term, trunc, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's mask (for MaskablePPO through the wrapper)."""
         return self.env.unwrapped.action_masks()
+
+    def set_league_state(self, version: int, data: dict[str, Any]) -> None:
+        """Make this process's league copy the training process's ``version`` (a no-op
+        where it already is: in the training process itself)."""
+        league = self.opponents.league
+        if league.version != version:
+            league.set_state(data)
+            league.version = version
+
+    def opponent_seconds(self) -> dict[str, float]:
+        """This process's opponents' seconds by kind (its :class:`Clock`)."""
+        return dict(self.opponents.clock.seconds)
+
+
+class LeagueSync(VecEnvWrapper):
+    """The league of envs stepped in several processes (:class:`train.vec_env.GroupedVecEnv`,
+    ``env_processes`` > 1): each process draws its envs' opponents from a copy of the league;
+    the training process's is the league (the snapshots are added to it) and the others
+    follow it. The envs defer their results (:class:`LeagueResults` with ``defer``): after
+    each step this wrapper records the finished games in env order, and before the next it
+    sends the league's state to every process that lacks it. A game's result thus reaches the
+    draws at the next step (at once with ``env_processes: 1``), the same for every process
+    count, so the trajectories do not depend on it. ``seconds`` sums the opponents' clocks
+    of all the processes (a :class:`Clock`'s ``seconds``)."""
+
+    def __init__(self, venv: Any, league: League) -> None:
+        super().__init__(venv)
+        self.league = league
+        self._sent = -1  # the version the other processes have
+
+    def _send(self) -> None:
+        if self._sent != self.league.version:
+            version = self.league.version
+            self.venv.group_method("set_league_state", version, self.league.to_json())
+            self._sent = version
+
+    def reset(self) -> VecEnvObs:
+        self._send()
+        return self.venv.reset()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._send()
+        self.venv.step_async(actions)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            if LEAGUE_SCORE in info:
+                self.league.record(info["opponents"], info[LEAGUE_SCORE])
+        return obs, rewards, dones, infos
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        """The opponents' seconds by kind, over every process."""
+        total = {"snapshot": 0.0, "bot": 0.0}
+        for part in self.venv.group_method("opponent_seconds"):
+            for k, v in part.items():
+                total[k] += v
+        return total

@@ -43,7 +43,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.arena import ArenaConfig, GameResult, load_results, run, summarize
 from agents.evaluate import PROTOCOL, SEED, setting_folder
@@ -54,10 +54,11 @@ from agents.ratings import rate
 from tabletop import registry
 from train.advice_imitation import AdviceImitation
 from train.export import Parity, export_checked, export_onnx
-from train.league import Clock, League, LeagueOpponents, LeagueResults
+from train.league import Clock, League, LeagueOpponents, LeagueResults, LeagueSync
 from train.table_distillation import report_lines as distillation_lines
 from train.table_distillation import table_distillation
 from train.value_shaping import shaped
+from train.vec_env import GroupedVecEnv
 from train.views import make_view
 from train.warmstart import warm_start
 
@@ -75,10 +76,17 @@ def opponent_sets(game: str, players: int) -> dict[str, tuple[str, ...]]:
 
 
 def make_league_env(
-    cfg: Any, rank: int, league: League, monitor_dir: Path | None, part: int, clock: Any
+    cfg: Any,
+    rank: int,
+    league: League,
+    monitor_dir: Path | None,
+    part: int,
+    clock: Any,
+    defer: bool = False,
 ) -> Any:
     """A thunk building one monitored league env: the learner on a random seat (or the
-    config's), opponents drawn from ``league`` at every reset."""
+    config's), opponents drawn from ``league`` at every reset (``defer``: its results are
+    left to :class:`train.league.LeagueSync`)."""
 
     def thunk() -> Monitor:
         entry = registry.get(cfg.game)
@@ -98,7 +106,7 @@ def make_league_env(
             **cfg.env_options,
         )
         view.reset(seed=cfg.seed * 1000 + rank + 100 * part)
-        env = LeagueResults(shaped(cfg, view), opponents)
+        env = LeagueResults(shaped(cfg, view), opponents, defer=defer)
         filename = str(monitor_dir / f"env{rank}.part{part}") if monitor_dir else None
         return Monitor(env, filename=filename, info_keywords=("won",))
 
@@ -314,9 +322,18 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     else:
         for old in monitor_dir.glob("*.monitor.csv"):
             old.unlink()
-    venv = DummyVecEnv(
-        [make_league_env(cfg, i, league, monitor_dir, part, clock) for i in range(cfg.n_envs)]
-    )
+    # several processes: one league copy each, kept in step by LeagueSync (its clock sums
+    # theirs)
+    defer = cfg.env_processes > 1
+    thunks = [
+        make_league_env(cfg, i, league, monitor_dir, part, clock, defer) for i in range(cfg.n_envs)
+    ]
+    venv: VecEnv
+    if defer:
+        venv = LeagueSync(GroupedVecEnv(thunks, cfg.env_processes), league)
+        clock = venv
+    else:
+        venv = DummyVecEnv(thunks)
     if resuming:
         model = MaskablePPO.load(
             run_dir / CHECKPOINT, env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")

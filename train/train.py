@@ -192,12 +192,6 @@ class TrainConfig:
                 "table_distillation fits the policy to the advice at some tables: it needs "
                 "advice (got '')"
             )
-        if self.league is not None and self.env_processes != 1:
-            # the league's snapshots and results live in this process
-            raise ConfigError(
-                "a league config steps its envs in one process: "
-                f"env_processes must be 1, got {self.env_processes}"
-            )
 
 
 def game_spec(cfg: TrainConfig) -> registry.GameEntry:

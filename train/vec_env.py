@@ -66,6 +66,11 @@ def _worker(
             elif cmd == "env_method":
                 name, args, kwargs, idx = data
                 out = vec.env_method(name, *args, indices=idx, **kwargs)
+            elif cmd == "has_attr":
+                out = vec.has_attr(data)
+            elif cmd == "group_method":
+                name, args = data
+                out = vec.env_method(name, *args, indices=[0])[0]
             elif cmd == "get_attr":
                 out = vec.get_attr(data[0], indices=data[1])
             elif cmd == "set_attr":
@@ -102,7 +107,7 @@ class GroupedVecEnv(VecEnv):
     that each worker calls right after every step and reset and sends back with the
     observations; ``env_method`` answers those names from that copy until the next step,
     which saves a pipe round trip per step. Any other ``env_method`` or ``set_attr`` call
-    drops the copy.
+    drops the copy; :meth:`group_method` keeps it.
     """
 
     def __init__(
@@ -216,6 +221,16 @@ class GroupedVecEnv(VecEnv):
             out += _recv(remote)
         return out
 
+    def group_method(self, method_name: str, *method_args: Any) -> list[Any]:
+        """Call ``method_name`` on the first env of every group (this process's first); the
+        results, one per group. For methods that read or set what a group's envs share (one
+        league copy per process, :class:`train.league.LeagueSync`) and change no env's
+        ``step_methods`` results, so the copy of those is kept."""
+        for remote in self.remotes:
+            remote.send(("group_method", (method_name, method_args)))
+        out = [self.local.env_method(method_name, *method_args, indices=[0])[0]]
+        return out + [_recv(remote) for remote in self.remotes]
+
     # -- per-env calls, routed to the group holding each env ------------------------------
     def _call(
         self,
@@ -262,6 +277,14 @@ class GroupedVecEnv(VecEnv):
             lambda idx: (method_name, method_args, method_kwargs, idx),
             indices,
         )
+
+    def has_attr(self, attr_name: str) -> bool:
+        """Whether the envs have ``attr_name``, asked in every process (the attribute itself,
+        a bound method of an env holding unpicklable sessions, need not cross a pipe)."""
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+        here = self.local.has_attr(attr_name)
+        return all([_recv(remote) for remote in self.remotes]) and here
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         return self._call(

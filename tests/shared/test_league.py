@@ -6,6 +6,7 @@ report and policy files, reproducibly for a seed, and resumes or skips with ``--
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,10 @@ from tabletop import registry
 from tabletop.config import load_config
 from tabletop.errors import ConfigError
 from train.export import export_onnx, sample_observations
-from train.league import League, LeagueConfig, LeagueOpponents
+from train.league import Clock, League, LeagueConfig, LeagueOpponents, LeagueSync
+from train.selfplay import make_league_env
 from train.train import TrainConfig, main, policy_meta
+from train.vec_env import GroupedVecEnv
 
 RYDERZ = TrainConfig(
     name="l",
@@ -201,9 +204,47 @@ def test_the_shipped_train_configs_load(path: Path) -> None:
     assert cfg.game in registry.names()
 
 
-def test_a_league_steps_its_envs_in_one_process() -> None:
-    with pytest.raises(ConfigError, match="env_processes must be 1"):
-        TrainConfig(name="x", league=LeagueConfig(), env_processes=2)
+def _split_league_env(tmp_path: Path, processes: int) -> tuple[League, LeagueSync]:
+    """Four league envs (latest or random opponents) in ``processes`` processes."""
+    cfg = replace(RYDERZ, league=LeagueConfig(mixture={"latest": 0.5, "random": 0.5}))
+    league = _league(tmp_path, mixture={"latest": 0.5, "random": 0.5})
+    thunks = [make_league_env(cfg, i, league, None, 0, Clock(), defer=True) for i in range(4)]
+    return league, LeagueSync(GroupedVecEnv(thunks, processes, start_method="fork"), league)
+
+
+def test_envs_in_worker_processes_follow_the_training_processs_league(tmp_path: Path) -> None:
+    league, venv = _split_league_env(tmp_path, processes=2)
+    try:
+        venv.reset()
+        model = _model()
+        # a snapshot added here, after the workers were started, reaches their draws
+        league.add_snapshot(lambda path: export_onnx(model, path), timesteps=0)
+        rng = np.random.default_rng(0)
+        finished: list[list[str]] = []
+        kinds_in_worker: set[str] = set()
+        for step in range(3000):  # until a game ends after the 300th step
+            sent = json.loads(json.dumps(league.to_json()))  # what this step sends the workers
+            masks = venv.env_method("action_masks")
+            _, _, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            finished += [info["opponents"] for info in infos if "opponents" in info]
+            kinds_in_worker.update(k for info in infos[2:] for k in info["opponent_kinds"])
+            assert all(
+                ("league_score" in info) == done for info, done in zip(infos, dones, strict=True)
+            )
+            if step >= 300 and dones.any():
+                break
+        assert "snapshot" in kinds_in_worker
+        # every finished game, worker's or not, is recorded once, in the training process
+        games = {m: sum(m in opps for opps in finished) for m in league.members()}
+        assert games["snap-0000"] > 0 and games["random"] > 0
+        assert {m: league.records[m].games for m in league.members()} == games
+        # the workers' copies hold the records up to the last step (this step's reach the
+        # draws at the next)
+        worker = venv.get_attr("opponents", indices=[3])[0].league
+        assert json.loads(json.dumps(worker.to_json())) == sent != league.to_json()
+        assert sum(venv.seconds.values()) > 0  # the opponents' clocks of both processes
+    finally:
+        venv.close()
 
 
 TINY = """\
@@ -298,6 +339,25 @@ def test_the_same_seed_reproduces_the_run(tiny_runs) -> None:
     assert untimed(a["final"]) == untimed(b["final"])
     la = OnnxPolicy(d / "a" / "tiny_league" / ONNX_FILE)
     lb = OnnxPolicy(d / "b" / "tiny_league" / ONNX_FILE)
+    obs = np.random.default_rng(0).random((20, la.obs_size), dtype=np.float32)
+    assert np.array_equal(la.logits(obs), lb.logits(obs))
+
+
+def test_a_run_in_several_processes_does_not_depend_on_their_number(
+    tmp_path: Path,
+) -> None:
+    runs = {}
+    for processes in (2, 3):
+        config = tmp_path / f"p{processes}.yaml"
+        config.write_text(TINY.replace("n_envs: 2", f"n_envs: 4\nenv_processes: {processes}"))
+        main(["--config", str(config), "--runs-dir", str(tmp_path / f"p{processes}")])
+        runs[processes] = tmp_path / f"p{processes}" / "tiny_league"
+    a, b = (json.loads((runs[p] / "result.json").read_text()) for p in (2, 3))
+    assert sum(games for games, _ in a["league_records"].values()) > 0
+    assert a["league_records"] == b["league_records"]
+    assert a["history"] == b["history"]
+    assert 0 < a["opponent_share"]["bot"] < 1  # the workers' opponents' time counts
+    la, lb = (OnnxPolicy(runs[p] / ONNX_FILE) for p in (2, 3))
     obs = np.random.default_rng(0).random((20, la.obs_size), dtype=np.float32)
     assert np.array_equal(la.logits(obs), lb.logits(obs))
 
