@@ -54,6 +54,7 @@ from agents.policy_bot import MODES, ONNX_FILE, POLICY_JSON, PolicyMeta, write_p
 from agents.specs import BotSpecError, make_bot, parse
 from tabletop.env_single import random_policy
 from tabletop.errors import ConfigError
+from train.vec_env import GroupedVecEnv
 
 #: mixture entries that draw a snapshot
 SNAPSHOT_ENTRIES = ("latest", "prioritized")
@@ -62,6 +63,8 @@ BOT_ENTRIES = ("random", "heuristic", "mcts")
 LEAGUE_JSON = "league.json"
 #: the ``info`` key of a finished game's deferred score (:class:`LeagueResults`)
 LEAGUE_SCORE = "league_score"
+#: the kinds of opponent time a :class:`Clock` keeps
+CLOCK_KINDS = ("snapshot", "bot")
 
 
 @dataclass(frozen=True)
@@ -154,8 +157,9 @@ class League:
 
     def __getstate__(self) -> dict[str, Any]:
         """The league without its onnxruntime sessions (a cache; they cannot be pickled):
-        a worker process's copy opens its own."""
-        return {**self.__dict__, "_sessions": {}}
+        a worker process's copy opens its own. A copy's version is -1, which no league
+        state has, so that :class:`LeagueSync`'s first sending always replaces it."""
+        return {**self.__dict__, "_sessions": {}, "version": -1}
 
     # -- members
     def snapshot_dir(self, sid: str) -> Path:
@@ -296,7 +300,7 @@ class Clock:
     ``bot``: the fixed bots), for the league's share of rollout time."""
 
     def __init__(self) -> None:
-        self.seconds = {"snapshot": 0.0, "bot": 0.0}
+        self.seconds = dict.fromkeys(CLOCK_KINDS, 0.0)
 
     @property
     def total(self) -> float:
@@ -425,22 +429,27 @@ class LeagueSync(VecEnvWrapper):
     """The league of envs stepped in several processes (:class:`train.vec_env.GroupedVecEnv`,
     ``env_processes`` > 1): each process draws its envs' opponents from a copy of the league;
     the training process's is the league (the snapshots are added to it) and the others
-    follow it. The envs defer their results (:class:`LeagueResults` with ``defer``): after
-    each step this wrapper records the finished games in env order, and before the next it
-    sends the league's state to every process that lacks it. A game's result thus reaches the
-    draws at the next step (at once with ``env_processes: 1``), the same for every process
-    count, so the trajectories do not depend on it. ``seconds`` sums the opponents' clocks
-    of all the processes (a :class:`Clock`'s ``seconds``)."""
+    follow it. Every env defers its results (:class:`LeagueResults` with ``defer``; checked):
+    after each step this wrapper records the finished games in env order, and before the next,
+    when the league changed, it sends its state to every process (the training process's
+    envs, which hold the league itself, ignore it). A game's result thus reaches the draws at
+    the next step (with ``env_processes: 1`` at once), the same for every count of 2 or more,
+    so the trajectories do not depend on the count. Each process's envs share one league copy
+    and one :class:`Clock`; ``seconds`` is the mean of the processes' clocks."""
 
-    def __init__(self, venv: Any, league: League) -> None:
+    def __init__(self, venv: GroupedVecEnv, league: League) -> None:
         super().__init__(venv)
+        self.grouped = venv
+        if not all(venv.get_attr("defer")):
+            raise ValueError("LeagueSync needs envs whose LeagueResults defer their results")
         self.league = league
-        self._sent = -1  # the version the other processes have
+        self.processes = len(venv.group_method("opponent_seconds"))
+        self._sent = -2  # the version the other processes have (a copy's is -1)
 
     def _send(self) -> None:
         if self._sent != self.league.version:
             version = self.league.version
-            self.venv.group_method("set_league_state", version, self.league.to_json())
+            self.grouped.group_method("set_league_state", version, self.league.to_json())
             self._sent = version
 
     def reset(self) -> VecEnvObs:
@@ -460,9 +469,10 @@ class LeagueSync(VecEnvWrapper):
 
     @property
     def seconds(self) -> dict[str, float]:
-        """The opponents' seconds by kind, over every process."""
-        total = {"snapshot": 0.0, "bot": 0.0}
-        for part in self.venv.group_method("opponent_seconds"):
+        """The opponents' seconds by kind, the mean over the processes: each steps for the
+        rollout's wall time, so over that time it is the share of the processes' time."""
+        total = dict.fromkeys(CLOCK_KINDS, 0.0)
+        for part in self.grouped.group_method("opponent_seconds"):
             for k, v in part.items():
-                total[k] += v
+                total[k] += v / self.processes
         return total

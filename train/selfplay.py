@@ -54,7 +54,14 @@ from agents.ratings import rate
 from tabletop import registry
 from train.advice_imitation import AdviceImitation
 from train.export import Parity, export_checked, export_onnx
-from train.league import Clock, League, LeagueOpponents, LeagueResults, LeagueSync
+from train.league import (
+    CLOCK_KINDS,
+    Clock,
+    League,
+    LeagueOpponents,
+    LeagueResults,
+    LeagueSync,
+)
 from train.table_distillation import report_lines as distillation_lines
 from train.table_distillation import table_distillation
 from train.value_shaping import shaped
@@ -147,7 +154,7 @@ class LeagueCallback(BaseCallback):
         self.rollouts = rollouts
         self.rollout_seconds = 0.0
         #: opponents' seconds during rollouts by kind (snapshot, bot)
-        self.opponent_seconds = {"snapshot": 0.0, "bot": 0.0}
+        self.opponent_seconds = dict.fromkeys(CLOCK_KINDS, 0.0)
         self._t0 = 0.0
         self._c0: dict[str, float] = {}
         #: training wall and CPU seconds of earlier parts of a resumed run, and when (wall,
@@ -305,7 +312,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     progress: dict[str, Any] = {
         "rollouts": 0,
         "rollout_seconds": 0.0,
-        "opponent_seconds": {"snapshot": 0.0, "bot": 0.0},
+        "opponent_seconds": dict.fromkeys(CLOCK_KINDS, 0.0),
     }
     part = 0
     if resuming:
@@ -322,8 +329,8 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     else:
         for old in monitor_dir.glob("*.monitor.csv"):
             old.unlink()
-    # several processes: one league copy each, kept in step by LeagueSync (its clock sums
-    # theirs)
+    # several processes: one league copy each, kept in step by LeagueSync (whose clock is
+    # the mean of theirs)
     defer = cfg.env_processes > 1
     thunks = [
         make_league_env(cfg, i, league, monitor_dir, part, clock, defer) for i in range(cfg.n_envs)
@@ -334,49 +341,54 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
         clock = venv
     else:
         venv = DummyVecEnv(thunks)
-    if resuming:
-        model = MaskablePPO.load(
-            run_dir / CHECKPOINT, env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
+    try:  # the worker processes (env_processes > 1) end whatever happens
+        if resuming:
+            model = MaskablePPO.load(
+                run_dir / CHECKPOINT, env=venv, device="cpu", tensorboard_log=str(run_dir / "tb")
+            )
+        else:
+            model = new_model(cfg, venv, run_dir)
+        if not resuming and cfg.warm_start is not None:
+            progress["warm_start"] = warm_start(model, cfg)
+        cb = LeagueCallback(
+            cfg,
+            run_dir,
+            league,
+            clock,
+            history,
+            games,
+            progress["rollouts"],
+            progress.get("warm_start"),
         )
-    else:
-        model = new_model(cfg, venv, run_dir)
-    if not resuming and cfg.warm_start is not None:
-        progress["warm_start"] = warm_start(model, cfg)
-    cb = LeagueCallback(
-        cfg,
-        run_dir,
-        league,
-        clock,
-        history,
-        games,
-        progress["rollouts"],
-        progress.get("warm_start"),
-    )
-    cb.rollout_seconds = progress["rollout_seconds"]
-    cb.opponent_seconds = dict(progress["opponent_seconds"])
-    # a history.json of an older version has no training time: the rate is then this part's
-    timed = "train_seconds" in progress or not resuming
-    steps_before = 0 if timed else model.num_timesteps
-    cb.train_before = (progress.get("train_seconds", 0.0), progress.get("train_cpu_seconds", 0.0))
-    if not league.snapshots:  # the untrained policy is the first snapshot
-        cb.model = model
-        cb.snapshot()
-    cb.part_start = (time.perf_counter(), time.process_time())
-    remaining = max(0, cfg.total_timesteps - model.num_timesteps)
-    callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
-    if cfg.advice_imitation is not None:
-        callbacks.append(AdviceImitation(cfg.advice_imitation, seed=cfg.seed))
-    if remaining:
-        model.learn(
-            total_timesteps=remaining,
-            progress_bar=True,
-            reset_num_timesteps=not resuming,
-            tb_log_name="selfplay",
-            callback=CallbackList(callbacks),
+        cb.rollout_seconds = progress["rollout_seconds"]
+        cb.opponent_seconds = dict(progress["opponent_seconds"])
+        # a history.json of an older version has no training time: the rate is then this part's
+        timed = "train_seconds" in progress or not resuming
+        steps_before = 0 if timed else model.num_timesteps
+        cb.train_before = (
+            progress.get("train_seconds", 0.0),
+            progress.get("train_cpu_seconds", 0.0),
         )
-    seconds, cpu_seconds = cb.train_seconds()
+        if not league.snapshots:  # the untrained policy is the first snapshot
+            cb.model = model
+            cb.snapshot()
+        cb.part_start = (time.perf_counter(), time.process_time())
+        remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+        callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
+        if cfg.advice_imitation is not None:
+            callbacks.append(AdviceImitation(cfg.advice_imitation, seed=cfg.seed))
+        if remaining:
+            model.learn(
+                total_timesteps=remaining,
+                progress_bar=True,
+                reset_num_timesteps=not resuming,
+                tb_log_name="selfplay",
+                callback=CallbackList(callbacks),
+            )
+        seconds, cpu_seconds = cb.train_seconds()
+    finally:
+        venv.close()
     torch.set_num_threads(cfg.torch_threads)
-    venv.close()
     distilled = table_distillation(model, cfg) if cfg.table_distillation is not None else None
     model.save(run_dir / "model.zip")
     check = export_checked(model, run_dir, make_eval_env(cfg), seed=cfg.eval_seed)

@@ -7,7 +7,9 @@ was slower than stepping everything in-process. ``GroupedVecEnv`` splits the env
 group by one worker process holding a ``DummyVecEnv``. A step sends the workers their actions,
 steps group 0 meanwhile, then collects the workers' results, so on 2 cores the env stepping
 runs on both. Each env is built and seeded exactly as in a ``DummyVecEnv``, so the
-trajectories (and a training run) do not depend on ``processes``.
+trajectories (and a training run) do not depend on ``processes``, as long as the envs share
+nothing. A league's envs share the league: there each process holds a copy of it, kept in
+step by :class:`train.league.LeagueSync`, whose runs are the same for any count of 2 or more.
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ def _recv(remote: Any) -> Any:
 
 
 class GroupedVecEnv(VecEnv):
-    """``len(env_fns)`` envs in ``processes`` groups: group 0 in this process, the rest in
-    one worker process each (``start_method`` as for ``SubprocVecEnv``, default forkserver).
+    """``len(env_fns)`` envs in ``processes`` contiguous groups as equal as can be, group 0
+    (one of the smallest) in this process, the rest in one worker process each (``start_method`` as for ``SubprocVecEnv``, default forkserver).
     ``processes=1`` behaves as a ``DummyVecEnv``.
 
     ``step_methods`` names env methods without arguments (MaskablePPO's ``action_masks``)
@@ -121,7 +123,9 @@ class GroupedVecEnv(VecEnv):
         if n == 0:
             raise ValueError("GroupedVecEnv needs at least one env")
         processes = max(1, min(int(processes), n))
-        bounds = [round(k * n / processes) for k in range(processes + 1)]
+        # this process also runs the policy and its updates: it takes the smallest group
+        sizes = [n // processes + (k >= processes - n % processes) for k in range(processes)]
+        bounds = [sum(sizes[:k]) for k in range(processes + 1)]
         self._slices = [slice(bounds[k], bounds[k + 1]) for k in range(processes)]
         self.step_methods = tuple(step_methods)
         if start_method is None:

@@ -212,6 +212,20 @@ def _split_league_env(tmp_path: Path, processes: int) -> tuple[League, LeagueSyn
     return league, LeagueSync(GroupedVecEnv(thunks, processes, start_method="fork"), league)
 
 
+def test_a_league_in_several_processes_needs_envs_that_defer_their_results(
+    tmp_path: Path,
+) -> None:
+    cfg = replace(RYDERZ, league=LeagueConfig(mixture={"random": 1.0}))
+    league = _league(tmp_path, mixture={"random": 1.0})
+    thunks = [make_league_env(cfg, i, league, None, 0, Clock(), defer=i != 1) for i in range(2)]
+    vec = GroupedVecEnv(thunks, 2, start_method="fork")
+    try:
+        with pytest.raises(ValueError, match="defer"):
+            LeagueSync(vec, league)
+    finally:
+        vec.close()
+
+
 def test_envs_in_worker_processes_follow_the_training_processs_league(tmp_path: Path) -> None:
     league, venv = _split_league_env(tmp_path, processes=2)
     try:

@@ -100,6 +100,15 @@ def test_grouped_vec_env_steps_like_a_dummy_vec_env() -> None:
         assert vec.get_attr("render_mode") == [None, "ansi", "ansi"]
         masks = vec.env_method("action_masks", indices=[2])
         assert np.array_equal(masks[0], dummy.env_method("action_masks", indices=[2])[0])
+        # one call per group (env 0 here, envs 1-2 in the worker: this process, which
+        # also runs the policy, takes the smaller group), on its first env
+        firsts = vec.group_method("action_masks")
+        assert len(firsts) == 2
+        for got_mask, want in zip(
+            firsts, dummy.env_method("action_masks", indices=[0, 1]), strict=True
+        ):
+            assert np.array_equal(got_mask, want)
+        assert vec.has_attr("action_masks") and not vec.has_attr("no_such_attribute")
     finally:
         vec.close()
     assert len(got) == len(ref)
