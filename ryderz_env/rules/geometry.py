@@ -134,6 +134,20 @@ class PieceShape:
     length: float  # centreline length
     radius: float  # centreline radius (inf for a straight)
     angle: float  # turn angle in radians (0 for a straight)
+    #: ``n`` -> :meth:`samples` (a cache, not part of the shape)
+    _samples: dict[int, tuple[tuple[float, float, float], ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def samples(self, n: int) -> tuple[tuple[float, float, float], ...]:
+        """``(d, x, y)`` of the ``n + 1`` local centreline points ``d = length * k / n``
+        (:meth:`point_at`), computed once per ``n``."""
+        got = self._samples.get(n)
+        if got is None:
+            got = self._samples[n] = tuple(
+                (d, *self.point_at(d)) for d in (self.length * k / n for k in range(n + 1))
+            )
+        return got
 
     def point_at(self, d: float) -> tuple[float, float]:
         """The local centreline point ``d`` along from the entry (0 <= d <= length)."""
