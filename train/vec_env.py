@@ -102,8 +102,9 @@ def _recv(remote: Any) -> Any:
 
 class GroupedVecEnv(VecEnv):
     """``len(env_fns)`` envs in ``processes`` contiguous groups as equal as can be, group 0
-    (one of the smallest) in this process, the rest in one worker process each (``start_method`` as for ``SubprocVecEnv``, default forkserver).
-    ``processes=1`` behaves as a ``DummyVecEnv``.
+    (one of the smallest) in this process, the rest in one worker process each
+    (``start_method`` as for ``SubprocVecEnv``, default forkserver). ``processes=1`` behaves
+    as a ``DummyVecEnv``.
 
     ``step_methods`` names env methods without arguments (MaskablePPO's ``action_masks``)
     that each worker calls right after every step and reset and sends back with the
