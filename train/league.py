@@ -443,7 +443,6 @@ class LeagueSync(VecEnvWrapper):
         if not all(venv.get_attr("defer")):
             raise ValueError("LeagueSync needs envs whose LeagueResults defer their results")
         self.league = league
-        self.processes = len(venv.group_method("opponent_seconds"))
         self._sent = -2  # the version the other processes have (a copy's is -1)
 
     def _send(self) -> None:
@@ -474,5 +473,5 @@ class LeagueSync(VecEnvWrapper):
         total = dict.fromkeys(CLOCK_KINDS, 0.0)
         for part in self.grouped.group_method("opponent_seconds"):
             for k, v in part.items():
-                total[k] += v / self.processes
+                total[k] += v / self.grouped.groups
         return total

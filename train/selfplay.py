@@ -329,16 +329,16 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     else:
         for old in monitor_dir.glob("*.monitor.csv"):
             old.unlink()
-    # several processes: one league copy each, kept in step by LeagueSync (whose clock is
-    # the mean of theirs)
+    # several processes: one league copy each, kept in step by LeagueSync, which also
+    # times the opponents (the mean of the processes' clocks)
     defer = cfg.env_processes > 1
     thunks = [
         make_league_env(cfg, i, league, monitor_dir, part, clock, defer) for i in range(cfg.n_envs)
     ]
     venv: VecEnv
+    timer: Any = clock
     if defer:
-        venv = LeagueSync(GroupedVecEnv(thunks, cfg.env_processes), league)
-        clock = venv
+        venv = timer = LeagueSync(GroupedVecEnv(thunks, cfg.env_processes), league)
     else:
         venv = DummyVecEnv(thunks)
     try:  # the worker processes (env_processes > 1) end whatever happens
@@ -354,7 +354,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
             cfg,
             run_dir,
             league,
-            clock,
+            timer,
             history,
             games,
             progress["rollouts"],

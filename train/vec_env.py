@@ -226,6 +226,11 @@ class GroupedVecEnv(VecEnv):
             out += _recv(remote)
         return out
 
+    @property
+    def groups(self) -> int:
+        """The number of groups (processes), this process's included."""
+        return len(self._slices)
+
     def group_method(self, method_name: str, *method_args: Any) -> list[Any]:
         """Call ``method_name`` on the first env of every group (this process's first); the
         results, one per group. For methods that read or set what a group's envs share (one

@@ -204,14 +204,6 @@ def test_the_shipped_train_configs_load(path: Path) -> None:
     assert cfg.game in registry.names()
 
 
-def _split_league_env(tmp_path: Path, processes: int) -> tuple[League, LeagueSync]:
-    """Four league envs (latest or random opponents) in ``processes`` processes."""
-    cfg = replace(RYDERZ, league=LeagueConfig(mixture={"latest": 0.5, "random": 0.5}))
-    league = _league(tmp_path, mixture={"latest": 0.5, "random": 0.5})
-    thunks = [make_league_env(cfg, i, league, None, 0, Clock(), defer=True) for i in range(4)]
-    return league, LeagueSync(GroupedVecEnv(thunks, processes, start_method="fork"), league)
-
-
 def test_a_league_in_several_processes_needs_envs_that_defer_their_results(
     tmp_path: Path,
 ) -> None:
@@ -227,7 +219,10 @@ def test_a_league_in_several_processes_needs_envs_that_defer_their_results(
 
 
 def test_envs_in_worker_processes_follow_the_training_processs_league(tmp_path: Path) -> None:
-    league, venv = _split_league_env(tmp_path, processes=2)
+    cfg = replace(RYDERZ, league=LeagueConfig(mixture={"latest": 0.5, "random": 0.5}))
+    league = _league(tmp_path, mixture={"latest": 0.5, "random": 0.5})
+    thunks = [make_league_env(cfg, i, league, None, 0, Clock(), defer=True) for i in range(4)]
+    venv = LeagueSync(GroupedVecEnv(thunks, 2, start_method="fork"), league)
     try:
         venv.reset()
         model = _model()
