@@ -288,7 +288,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
     """Train one seed of a league config into ``run_dir``; returns ``result.json``'s
     contents. ``resume``: a finished run there is kept and an interrupted one continues
     from its checkpoint; else whatever a former run left there is removed first."""
-    from train.train import TorchThreads, make_eval_env, new_model, plot_learning_curve
+    from train.train import make_eval_env, new_model, plot_learning_curve, schedule_callbacks
     from train.train import policy_meta as learner_meta
 
     finished = (run_dir / RESULT_JSON).is_file() and (run_dir / "report.md").is_file()
@@ -374,7 +374,7 @@ def train_league(cfg: Any, run_dir: Path, resume: bool = False) -> dict[str, Any
             cb.snapshot()
         cb.part_start = (time.perf_counter(), time.process_time())
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
-        callbacks = [cb, TorchThreads(cfg.torch_threads, cfg.update_threads)]
+        callbacks = [cb, *schedule_callbacks(cfg)]
         if cfg.advice_imitation is not None:
             callbacks.append(AdviceImitation(cfg.advice_imitation, seed=cfg.seed))
         if remaining:

@@ -25,12 +25,12 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.type_aliases import Schedule
 from stable_baselines3.common.utils import LinearSchedule
@@ -91,12 +91,30 @@ class PPOConfig:
     # the learning rate over training: ``constant``, or ``linear`` from learning_rate at the
     # first update to 0 at total_timesteps (CleanRL's anneal_lr; a resumed run continues it)
     lr_schedule: str = "constant"
+    # 0: the advice pull stays advice_pull all run; f in (0, 1]: it falls in a straight line
+    # from advice_pull to 0 at f * total_timesteps and stays 0 after (AdvicePullFade)
+    advice_pull_fade: float = 0.0
 
     def __post_init__(self) -> None:
         if self.lr_schedule not in LR_SCHEDULES:
             raise ConfigError(
                 f"ppo.lr_schedule: one of {list(LR_SCHEDULES)}, got {self.lr_schedule!r}"
             )
+        fade = self.advice_pull_fade
+        if not (is_finite_number(fade) and 0.0 <= fade <= 1.0):
+            raise ConfigError(f"ppo.advice_pull_fade must be a number in [0, 1], got {fade!r}")
+        if fade > 0 and not (is_finite_number(self.advice_pull) and self.advice_pull > 0):
+            raise ConfigError(
+                f"ppo.advice_pull_fade fades the advice pull: it needs ppo.advice_pull > 0 "
+                f"(got {self.advice_pull!r})"
+            )
+
+    def advice_pull_at(self, steps: int, total_timesteps: int) -> float:
+        """The advice pull of the update after ``steps`` env steps of ``total_timesteps``."""
+        if self.advice_pull_fade <= 0:
+            return self.advice_pull
+        end = self.advice_pull_fade * total_timesteps
+        return self.advice_pull * max(0.0, 1.0 - steps / end)
 
     def learning_rate_schedule(self) -> float | Schedule:
         """SB3's ``learning_rate``: the number, or a schedule of the remaining progress."""
@@ -395,6 +413,24 @@ def evaluate_parallel(
     return [_summary(per_mode[k], cfg) for k in range(len(modes))]
 
 
+class AdvicePullFade(BaseCallback):
+    """Sets the policy's ``advice_pull`` before each PPO update from the steps done so far
+    (:meth:`PPOConfig.advice_pull_at`; a resumed run continues the line), and logs it as
+    ``train/advice_pull``."""
+
+    def __init__(self, ppo: PPOConfig, total_timesteps: int) -> None:
+        super().__init__()
+        self.ppo, self.total_timesteps = ppo, total_timesteps
+
+    def _on_rollout_end(self) -> None:
+        pull = self.ppo.advice_pull_at(self.model.num_timesteps, self.total_timesteps)
+        cast(AdvisedPolicy, self.model.policy).advice_pull = pull
+        self.logger.record("train/advice_pull", pull)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class TorchThreads(BaseCallback):
     """``rollout`` torch threads while collecting rollouts, ``update`` during the updates."""
 
@@ -410,6 +446,15 @@ class TorchThreads(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+def schedule_callbacks(cfg: TrainConfig) -> list[BaseCallback]:
+    """The callbacks every PPO run of ``cfg`` needs: torch's threads, and the advice pull's
+    fade where the config has one."""
+    callbacks: list[BaseCallback] = [TorchThreads(cfg.torch_threads, cfg.update_threads)]
+    if cfg.ppo.advice_pull_fade > 0:
+        callbacks.append(AdvicePullFade(cfg.ppo, cfg.total_timesteps))
+    return callbacks
 
 
 def policy_kwargs(p: PPOConfig, advice: int = 0) -> dict[str, Any]:
@@ -748,7 +793,7 @@ def train_vs_random(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> di
     model.learn(
         total_timesteps=cfg.total_timesteps,
         progress_bar=True,
-        callback=TorchThreads(cfg.torch_threads, cfg.update_threads),
+        callback=CallbackList(schedule_callbacks(cfg)),
     )
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start

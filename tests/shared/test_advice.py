@@ -2,7 +2,8 @@
 env actions (zeros when the seat has nothing to decide); an untrained AdvisedPolicy plays the
 advisor's moves, from policy.onnx and from model.zip alike; only bots that open no file may
 advise; a tiny advised self-play run writes a policy that plays; the advice pull (ppo.advice_pull)
-adds its KL term to the entropy PPO maximises and pulls the policy to the advice."""
+adds its KL term to the entropy PPO maximises and pulls the policy to the advice; a faded pull
+(ppo.advice_pull_fade) falls to 0 in a straight line, across a resumed run too."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 import torch
 from advised import TINY_ADVISED, advised_positions
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 from agents.advice import AdvisedAdapter, advise, advisor_seed, check_advice
 from agents.onnx_policy import OnnxPolicy
@@ -29,7 +31,15 @@ from tabletop import registry
 from tabletop.errors import ConfigError
 from tabletop.protocol import play_chance, random_legal_actions
 from train.export import export_run
-from train.train import TrainConfig, main, make_view, policy_kwargs, policy_meta, write_policy_json
+from train.train import (
+    AdvicePullFade,
+    TrainConfig,
+    main,
+    make_view,
+    policy_kwargs,
+    policy_meta,
+    write_policy_json,
+)
 
 RYDERZ_OPTIONS = {"action_mode": "discrete", "obs_mode": "vector", "launch_positions": 8}
 CONFIGS = {
@@ -331,3 +341,65 @@ def test_the_advice_pull_needs_advice() -> None:
     with pytest.raises(ConfigError, match="needs advice"):
         TrainConfig(name="x", ppo=ppo)
     assert TrainConfig(name="x", advice="heuristic", ppo=ppo).ppo.advice_pull == 1.0
+
+
+def test_the_faded_advice_pull_falls_in_a_straight_line_to_zero() -> None:
+    ppo = replace(CONFIGS["lunatix"].ppo, advice_pull=3.0, advice_pull_fade=0.5)
+    assert [ppo.advice_pull_at(s, 1000) for s in (0, 100, 250, 500, 501, 1000)] == [
+        pytest.approx(v) for v in (3.0, 2.4, 1.5, 0.0, 0.0, 0.0)
+    ]
+    constant = replace(ppo, advice_pull_fade=0.0)
+    assert [constant.advice_pull_at(s, 1000) for s in (0, 1000)] == [3.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"advice_pull_fade": -0.1}, "a number in \\[0, 1\\], got -0.1"),
+        ({"advice_pull_fade": 1.5}, "a number in \\[0, 1\\], got 1.5"),
+        ({"advice_pull_fade": float("nan")}, "a number in \\[0, 1\\], got nan"),
+        ({"advice_pull_fade": True}, "a number in \\[0, 1\\], got True"),
+        ({"advice_pull_fade": "0.5"}, "a number in \\[0, 1\\], got '0.5'"),
+        ({"advice_pull_fade": 0.5, "advice_pull": 0.0}, "needs ppo.advice_pull > 0"),
+    ],
+)
+def test_a_bad_advice_pull_fade_is_refused(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        replace(CONFIGS["lunatix"].ppo, **{"advice_pull": 1.0, **changes})
+
+
+class _Pulls(BaseCallback):
+    """Records the policy's advice pull at each update (after the fade callback has set it);
+    stops the run at ``stop_at`` steps."""
+
+    def __init__(self, stop_at: int | None = None) -> None:
+        super().__init__()
+        self.stop_at, self.seen = stop_at, []  # type: ignore[var-annotated]
+
+    def _on_rollout_end(self) -> None:
+        self.seen.append((self.model.num_timesteps, self.model.policy.advice_pull))
+
+    def _on_step(self) -> bool:
+        return self.stop_at is None or self.model.num_timesteps < self.stop_at
+
+
+def test_the_fade_sets_the_pull_of_every_update_and_a_resumed_run_continues_it(
+    tmp_path: Path,
+) -> None:
+    view = make_view(CONFIGS["lunatix"], num_players=2)
+    ppo = replace(CONFIGS["lunatix"].ppo, advice_pull=3.0, advice_pull_fade=1.0)
+    first = _advised_model(view, 3.0)
+    cb = _Pulls(stop_at=128)
+    first.learn(total_timesteps=256, callback=CallbackList([AdvicePullFade(ppo, 256), cb]))
+    first.save(tmp_path / "m.zip")  # interrupted after 128 of 256 steps
+    resumed = MaskablePPO.load(tmp_path / "m.zip", env=view, device="cpu")
+    cb2 = _Pulls()
+    resumed.learn(
+        total_timesteps=128,
+        reset_num_timesteps=False,
+        callback=CallbackList([AdvicePullFade(ppo, 256), cb2]),
+    )
+    # the update after step n pulls with 3 * (1 - n / 256), across the interruption
+    # (the interrupted rollout of steps 65-128 is not trained on)
+    assert cb.seen == [(64, pytest.approx(2.25))]
+    assert cb2.seen == [(192, pytest.approx(0.75)), (256, pytest.approx(0.0))]
