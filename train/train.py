@@ -114,6 +114,8 @@ class PPOConfig:
         if self.advice_pull_fade <= 0:
             return self.advice_pull
         end = self.advice_pull_fade * total_timesteps
+        if end <= 0:  # a run of no steps has faded already
+            return 0.0
         return self.advice_pull * max(0.0, 1.0 - steps / end)
 
     def learning_rate_schedule(self) -> float | Schedule:

@@ -38,6 +38,7 @@ from train.train import (
     make_view,
     policy_kwargs,
     policy_meta,
+    schedule_callbacks,
     write_policy_json,
 )
 
@@ -348,8 +349,18 @@ def test_the_faded_advice_pull_falls_in_a_straight_line_to_zero() -> None:
     assert [ppo.advice_pull_at(s, 1000) for s in (0, 100, 250, 500, 501, 1000)] == [
         pytest.approx(v) for v in (3.0, 2.4, 1.5, 0.0, 0.0, 0.0)
     ]
+    assert ppo.advice_pull_at(0, 0) == 0.0  # no steps to fade over
     constant = replace(ppo, advice_pull_fade=0.0)
     assert [constant.advice_pull_at(s, 1000) for s in (0, 1000)] == [3.0, 3.0]
+
+
+def test_a_run_fades_the_pull_only_where_its_config_says_so() -> None:
+    pulled = replace(CONFIGS["lunatix"].ppo, advice_pull=3.0)
+    constant = replace(CONFIGS["lunatix"], ppo=pulled)
+    faded = replace(constant, ppo=replace(pulled, advice_pull_fade=0.5), total_timesteps=4096)
+    assert not any(isinstance(c, AdvicePullFade) for c in schedule_callbacks(constant))
+    (fade,) = [c for c in schedule_callbacks(faded) if isinstance(c, AdvicePullFade)]
+    assert (fade.ppo, fade.total_timesteps) == (faded.ppo, 4096)
 
 
 @pytest.mark.parametrize(
